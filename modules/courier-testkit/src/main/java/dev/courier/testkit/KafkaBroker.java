@@ -1,0 +1,68 @@
+package dev.courier.testkit;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/** A real Kafka broker (KRaft) shared by the tests of one JVM. */
+public interface KafkaBroker {
+
+  /** The {@code bootstrap.servers} value clients use. */
+  String bootstrapServers();
+
+  /** An Admin client owned by the testkit: use it, do not close it. */
+  Admin admin();
+
+  /** Human-readable description, e.g. {@code embedded Kafka 4.3.1 (KRaft, combined node)}. */
+  String describe();
+
+  /** Creates a topic with replication factor 1 and waits until the broker confirms it. */
+  default void createTopic(String name, int partitions) {
+    createTopic(name, partitions, Map.of());
+  }
+
+  /** Creates a topic with the given topic configs and waits until the broker confirms it. */
+  default void createTopic(String name, int partitions, Map<String, String> configs) {
+    NewTopic topic = new NewTopic(name, partitions, (short) 1).configs(configs);
+    try {
+      admin().createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topic " + name, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("could not create topic " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Producer settings for tests: this broker, {@code acks=all}, idempotence on. */
+  default Map<String, Object> producerConfig() {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    return config;
+  }
+
+  /**
+   * Consumer settings for tests: this broker, the group, reading from the earliest offset, and
+   * manual commits (Courier commits only after the effect is persisted).
+   */
+  default Map<String, Object> consumerConfig(String groupId) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) Duration.ofMinutes(2).toMillis());
+    return config;
+  }
+}
