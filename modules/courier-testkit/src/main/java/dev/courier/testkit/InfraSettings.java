@@ -88,7 +88,8 @@ public record InfraSettings(
     return from(InfraSettings::lookup);
   }
 
-  static InfraSettings from(UnaryOperator<String> source) {
+  /** Settings from any key lookup (system properties, a file, a map), then defaults. */
+  public static InfraSettings from(UnaryOperator<String> source) {
     InfraSettings d = defaults();
     return new InfraSettings(
         Choice.parse(or(source.apply(INFRA), "auto")),

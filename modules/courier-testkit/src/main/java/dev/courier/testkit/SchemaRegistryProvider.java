@@ -2,13 +2,19 @@ package dev.courier.testkit;
 
 /**
  * Starts a schema registry for a running infrastructure. Found with {@link
- * java.util.ServiceLoader}; when several are present, the highest {@link #priority()} wins.
+ * java.util.ServiceLoader}; of those that {@link #supports} the backend, the highest {@link
+ * #priority()} wins.
  */
 public interface SchemaRegistryProvider {
 
   /** Higher wins when several providers are on the classpath. */
   default int priority() {
     return 0;
+  }
+
+  /** Whether this provider can serve the backend; asked before {@link #start}. */
+  default boolean supports(Backend backend, InfraSettings settings) {
+    return true;
   }
 
   /**

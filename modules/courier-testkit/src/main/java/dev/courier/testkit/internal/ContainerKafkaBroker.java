@@ -2,17 +2,25 @@ package dev.courier.testkit.internal;
 
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.InfraStartupException;
+import org.testcontainers.containers.Network;
 import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /** The official {@code apache/kafka} image through Testcontainers' {@link KafkaContainer}. */
 final class ContainerKafkaBroker extends ManagedKafka {
 
+  /** Name and port other containers on {@link #network()} reach the broker at. */
+  static final String NETWORK_ALIAS = "kafka";
+
+  static final int NETWORK_PORT = 19092;
+
   private final KafkaContainer container;
+  private final Network network;
   private final String image;
 
-  private ContainerKafkaBroker(KafkaContainer container, String image) {
+  private ContainerKafkaBroker(KafkaContainer container, Network network, String image) {
     this.container = container;
+    this.network = network;
     this.image = image;
   }
 
@@ -24,14 +32,25 @@ final class ContainerKafkaBroker extends ManagedKafka {
             .withEnv("KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS", "0")
             .withEnv("KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS", "10")
             .withReuse(ContainerReuse.enabled());
+    // A network and a second listener only for the registry container beside the broker: a fresh
+    // network per run would also defeat container reuse, so it exists only when that image does.
+    Network network = null;
+    if (LocalImages.present(settings.schemaRegistryImage())) {
+      network = Network.newNetwork();
+      container
+          .withNetwork(network)
+          .withNetworkAliases(NETWORK_ALIAS)
+          .withListener(NETWORK_ALIAS + ":" + NETWORK_PORT);
+    }
     try {
       container.start();
     } catch (RuntimeException e) {
       container.stop();
+      closeNetwork(network);
       throw new InfraStartupException(
           "the Kafka container (" + image + ") failed to start: " + Failures.describe(e), e);
     }
-    return new ContainerKafkaBroker(container, image);
+    return new ContainerKafkaBroker(container, network, image);
   }
 
   @Override
@@ -44,10 +63,30 @@ final class ContainerKafkaBroker extends ManagedKafka {
     return "Kafka container " + image + " at " + bootstrapServers();
   }
 
+  /**
+   * The Docker network the broker is on, for containers that must reach it; null when no registry
+   * image was present at start.
+   */
+  Network network() {
+    return network;
+  }
+
+  /** {@code bootstrap.servers} for containers on {@link #network()}. */
+  String networkBootstrapServers() {
+    return NETWORK_ALIAS + ":" + NETWORK_PORT;
+  }
+
   @Override
   protected void stop() {
     if (!ContainerReuse.enabled()) {
       container.stop();
+      closeNetwork(network);
+    }
+  }
+
+  private static void closeNetwork(Network network) {
+    if (network != null) {
+      network.close();
     }
   }
 }

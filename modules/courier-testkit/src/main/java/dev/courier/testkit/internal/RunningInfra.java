@@ -64,13 +64,17 @@ final class RunningInfra implements CourierInfra {
       SchemaRegistryProvider provider =
           ServiceLoader.load(SchemaRegistryProvider.class).stream()
               .map(ServiceLoader.Provider::get)
-              .max(Comparator.comparingInt(SchemaRegistryProvider::priority))
+              .sorted(Comparator.comparingInt(SchemaRegistryProvider::priority).reversed())
+              .filter(p -> p.supports(backend, settings))
+              .findFirst()
               .orElseThrow(
                   () ->
                       new IllegalStateException(
                           "no schema registry is available: no "
                               + SchemaRegistryProvider.class.getName()
-                              + " is registered on the classpath"));
+                              + " on the classpath supports the "
+                              + backend.id()
+                              + " backend (courier-schema brings the in-process one)"));
       registry = provider.start(backend, kafka, settings);
       LOG.info("courier-testkit schema registry: {}", registry.describe());
     }

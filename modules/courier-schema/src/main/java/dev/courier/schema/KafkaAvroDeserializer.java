@@ -1,0 +1,191 @@
+package dev.courier.schema;
+
+import dev.courier.schema.AvroDeserializationException.Reason;
+import dev.courier.schema.internal.AvroData;
+import dev.courier.schema.internal.WireFormat;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.avro.AvroRuntimeException;
+import org.apache.avro.AvroTypeException;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DatumReader;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.serialization.Deserializer;
+
+/**
+ * Confluent's wire format to Avro records: the writer schema comes from the registry by the id in
+ * the header; the reader schema is the generated class's ({@code specific.avro.reader=true}), a
+ * pinned contract version (the constructor with a reader schema), or the writer's own. Bad bytes
+ * raise {@link AvroDeserializationException} with the topic, schema id and reason.
+ */
+public class KafkaAvroDeserializer implements Deserializer<Object> {
+
+  private SchemaRegistryClient client;
+  private boolean ownsClient;
+  private boolean specificReader;
+  private boolean logicalTypeConverters;
+  private final Schema pinnedReaderSchema;
+
+  /** The reader for a writer schema id: which reader applies is fixed per deserializer. */
+  private final Map<Integer, DatumReader<Object>> readersById = new ConcurrentHashMap<>();
+
+  private static final ThreadLocal<BinaryDecoder> DECODER = new ThreadLocal<>();
+
+  private record ReaderKey(Schema writer, Schema reader, Class<?> specificClass) {}
+
+  /** For Kafka's consumer, which instantiates by class name and then calls configure. */
+  public KafkaAvroDeserializer() {
+    this(null, null);
+  }
+
+  /** With a client shared by several serdes; {@link #configure} must still be called. */
+  public KafkaAvroDeserializer(SchemaRegistryClient client) {
+    this(client, null);
+  }
+
+  /**
+   * Reads every record as a generic record of {@code readerSchema}, whatever version wrote it: a
+   * consumer pinned to the contract version it was built against.
+   */
+  public KafkaAvroDeserializer(SchemaRegistryClient client, Schema readerSchema) {
+    this.client = client;
+    this.pinnedReaderSchema = readerSchema;
+  }
+
+  @Override
+  public void configure(Map<String, ?> configs, boolean isKey) {
+    KafkaAvroSerdeConfig config = new KafkaAvroSerdeConfig(configs);
+    if (client == null) {
+      client = SchemaRegistryClient.create(configs);
+      ownsClient = true;
+    }
+    this.specificReader = config.getBoolean(KafkaAvroSerdeConfig.SPECIFIC_AVRO_READER);
+    this.logicalTypeConverters =
+        config.getBoolean(KafkaAvroSerdeConfig.USE_LOGICAL_TYPE_CONVERTERS);
+  }
+
+  @Override
+  public Object deserialize(String topic, byte[] data) {
+    if (data == null) {
+      return null;
+    }
+    Objects.requireNonNull(client, "KafkaAvroDeserializer used before configure()");
+    if (data.length < WireFormat.HEADER_SIZE) {
+      throw new AvroDeserializationException(
+          Reason.TRUNCATED,
+          topic,
+          -1,
+          data.length + " bytes, fewer than the 5-byte header (magic byte and schema id)",
+          null);
+    }
+    if (data[0] != WireFormat.MAGIC_BYTE) {
+      throw new AvroDeserializationException(
+          Reason.WRONG_MAGIC_BYTE,
+          topic,
+          -1,
+          "first byte is " + data[0] + ", not the magic byte 0 of Confluent's wire format",
+          null);
+    }
+    int id = WireFormat.schemaId(data);
+    DatumReader<Object> reader = readersById.get(id);
+    if (reader == null) {
+      reader =
+          readersById.computeIfAbsent(
+              id, k -> readerFor(readerKey(topic, id, writerSchema(topic, id))));
+    }
+    BinaryDecoder decoder =
+        DecoderFactory.get()
+            .binaryDecoder(
+                data, WireFormat.HEADER_SIZE, data.length - WireFormat.HEADER_SIZE, DECODER.get());
+    DECODER.set(decoder);
+    try {
+      return reader.read(null, decoder);
+    } catch (EOFException | ArrayIndexOutOfBoundsException e) {
+      throw new AvroDeserializationException(
+          Reason.TRUNCATED,
+          topic,
+          id,
+          "the data ended before a complete " + writerSchema(topic, id).getFullName() + " was read",
+          e);
+    } catch (AvroTypeException e) {
+      throw new AvroDeserializationException(
+          Reason.INCOMPATIBLE_READER,
+          topic,
+          id,
+          "the reader schema cannot read what writer schema " + id + " wrote: " + e.getMessage(),
+          e);
+    } catch (IOException | AvroRuntimeException e) {
+      throw new AvroDeserializationException(
+          Reason.TRUNCATED, topic, id, "malformed Avro data: " + e, e);
+    }
+  }
+
+  @Override
+  public Object deserialize(String topic, Headers headers, byte[] data) {
+    return deserialize(topic, data);
+  }
+
+  @Override
+  public Object deserialize(String topic, Headers headers, ByteBuffer data) {
+    if (data == null) {
+      return null;
+    }
+    byte[] bytes = new byte[data.remaining()];
+    data.duplicate().get(bytes);
+    return deserialize(topic, bytes);
+  }
+
+  private Schema writerSchema(String topic, int id) {
+    try {
+      return client.schemaById(id);
+    } catch (SchemaRegistryException e) {
+      Reason reason = e.retriable() ? Reason.REGISTRY_UNAVAILABLE : Reason.UNKNOWN_SCHEMA_ID;
+      throw new AvroDeserializationException(reason, topic, id, e.getMessage(), e);
+    }
+  }
+
+  private ReaderKey readerKey(String topic, int id, Schema writer) {
+    if (pinnedReaderSchema != null) {
+      return new ReaderKey(writer, pinnedReaderSchema, null);
+    }
+    if (!specificReader) {
+      return new ReaderKey(writer, writer, null);
+    }
+    Class<?> type = AvroData.specificClass(writer);
+    if (type == null) {
+      throw new AvroDeserializationException(
+          Reason.INCOMPATIBLE_READER,
+          topic,
+          id,
+          "specific.avro.reader=true but no generated class "
+              + writer.getFullName()
+              + " is on the classpath",
+          null);
+    }
+    return new ReaderKey(writer, AvroData.specific(type).getSchema(type), type);
+  }
+
+  private DatumReader<Object> readerFor(ReaderKey key) {
+    if (key.specificClass() != null) {
+      return new SpecificDatumReader<>(
+          key.writer(), key.reader(), AvroData.specific(key.specificClass()));
+    }
+    return new GenericDatumReader<>(
+        key.writer(), key.reader(), AvroData.generic(logicalTypeConverters));
+  }
+
+  @Override
+  public void close() {
+    if (ownsClient && client != null) {
+      client.close();
+    }
+  }
+}

@@ -1,0 +1,181 @@
+package dev.courier.schema;
+
+import dev.courier.schema.internal.AvroData;
+import dev.courier.schema.internal.JavaProperties;
+import dev.courier.schema.internal.RecordConverter;
+import dev.courier.schema.internal.WireFormat;
+import dev.courier.schema.subject.SubjectNameStrategy;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericContainer;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DatumWriter;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificDatumWriter;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * Avro records (generated {@link SpecificRecord}s or {@code GenericRecord}s) to Confluent's wire
+ * format, with the schema registered in (or looked up from) a Confluent-compatible registry.
+ * Configured with Confluent's keys (see {@link KafkaAvroSerdeConfig}); thread-safe, as Kafka's
+ * producer requires.
+ */
+public class KafkaAvroSerializer implements Serializer<Object> {
+
+  private SchemaRegistryClient client;
+  private boolean ownsClient;
+  private boolean isKey;
+  private boolean autoRegister;
+  private boolean useLatestVersion;
+  private boolean logicalTypeConverters;
+  private boolean removeJavaProperties;
+  private SubjectNameStrategy subjectNames;
+  private final Map<Schema, DatumWriter<Object>> specificWriters = new ConcurrentHashMap<>();
+  private final Map<Schema, DatumWriter<Object>> genericWriters = new ConcurrentHashMap<>();
+
+  /** Per-thread output buffer and encoder: the producer may call from several threads. */
+  private static final ThreadLocal<Buffers> BUFFERS = ThreadLocal.withInitial(Buffers::new);
+
+  private static final class Buffers {
+    final ByteArrayOutputStream out = new ByteArrayOutputStream(512);
+    BinaryEncoder encoder;
+  }
+
+  private final Map<String, RegisteredSchema> latestBySubject = new ConcurrentHashMap<>();
+  private final Map<Schema, Schema> stripped = new ConcurrentHashMap<>();
+
+  /** For Kafka's producer, which instantiates by class name and then calls configure. */
+  public KafkaAvroSerializer() {}
+
+  /** With a client shared by several serdes; {@link #configure} must still be called. */
+  public KafkaAvroSerializer(SchemaRegistryClient client) {
+    this.client = client;
+  }
+
+  @Override
+  public void configure(Map<String, ?> configs, boolean isKey) {
+    KafkaAvroSerdeConfig config = new KafkaAvroSerdeConfig(configs);
+    if (client == null) {
+      client = SchemaRegistryClient.create(configs);
+      ownsClient = true;
+    }
+    this.isKey = isKey;
+    this.autoRegister = config.getBoolean(KafkaAvroSerdeConfig.AUTO_REGISTER_SCHEMAS);
+    this.useLatestVersion = config.getBoolean(KafkaAvroSerdeConfig.USE_LATEST_VERSION);
+    this.logicalTypeConverters =
+        config.getBoolean(KafkaAvroSerdeConfig.USE_LOGICAL_TYPE_CONVERTERS);
+    this.removeJavaProperties = config.getBoolean(KafkaAvroSerdeConfig.REMOVE_JAVA_PROPERTIES);
+    this.subjectNames = config.subjectNameStrategy(isKey);
+  }
+
+  @Override
+  public byte[] serialize(String topic, Object data) {
+    if (data == null) {
+      return null;
+    }
+    if (subjectNames == null) {
+      throw new IllegalStateException("KafkaAvroSerializer used before configure()");
+    }
+    if (!(data instanceof GenericContainer container)) {
+      throw new SerializationException(
+          "KafkaAvroSerializer writes Avro records (SpecificRecord or GenericRecord), got "
+              + data.getClass().getName());
+    }
+    Schema schema =
+        removeJavaProperties
+            ? stripped.computeIfAbsent(container.getSchema(), JavaProperties::strip)
+            : container.getSchema();
+    String subject = subjectNames.subjectName(topic, isKey, schema);
+    int id;
+    Schema writerSchema = schema;
+    Object datum = data;
+    try {
+      if (autoRegister) {
+        id = client.register(subject, schema);
+      } else if (useLatestVersion) {
+        RegisteredSchema latest = latestBySubject.computeIfAbsent(subject, client::latest);
+        id = latest.id();
+        if (!latest.schema().equals(schema)) {
+          // Write what the subject's latest version says, converting through Avro's resolution.
+          datum =
+              RecordConverter.convert(
+                  data,
+                  schema,
+                  latest.schema(),
+                  dataModel(data),
+                  AvroData.generic(logicalTypeConverters));
+          writerSchema = latest.schema();
+        }
+      } else {
+        id = client.lookup(subject, schema).id();
+      }
+    } catch (SchemaRegistryException e) {
+      throw new SerializationException(
+          "cannot get a schema id for subject "
+              + subject
+              + " (topic "
+              + topic
+              + ", "
+              + (isKey ? "key" : "value")
+              + "): "
+              + e.getMessage(),
+          e);
+    }
+    return encode(id, writerSchema, datum, topic);
+  }
+
+  private byte[] encode(int id, Schema schema, Object datum, String topic) {
+    Buffers buffers = BUFFERS.get();
+    ByteArrayOutputStream out = buffers.out;
+    out.reset();
+    out.write(WireFormat.MAGIC_BYTE);
+    out.write(id >>> 24);
+    out.write(id >>> 16);
+    out.write(id >>> 8);
+    out.write(id);
+    buffers.encoder = EncoderFactory.get().binaryEncoder(out, buffers.encoder);
+    try {
+      writerFor(schema, datum).write(datum, buffers.encoder);
+      buffers.encoder.flush();
+    } catch (IOException | RuntimeException e) {
+      throw new SerializationException(
+          "cannot write " + schema.getFullName() + " for topic " + topic + ": " + e.getMessage(),
+          e);
+    }
+    return out.toByteArray();
+  }
+
+  private DatumWriter<Object> writerFor(Schema schema, Object datum) {
+    if (datum instanceof SpecificRecord) {
+      DatumWriter<Object> writer = specificWriters.get(schema);
+      return writer != null
+          ? writer
+          : specificWriters.computeIfAbsent(
+              schema, s -> new SpecificDatumWriter<>(s, AvroData.specific(datum.getClass())));
+    }
+    DatumWriter<Object> writer = genericWriters.get(schema);
+    return writer != null
+        ? writer
+        : genericWriters.computeIfAbsent(
+            schema, s -> new GenericDatumWriter<>(s, AvroData.generic(logicalTypeConverters)));
+  }
+
+  private org.apache.avro.generic.GenericData dataModel(Object datum) {
+    return datum instanceof SpecificRecord
+        ? AvroData.specific(datum.getClass())
+        : AvroData.generic(logicalTypeConverters);
+  }
+
+  @Override
+  public void close() {
+    if (ownsClient && client != null) {
+      client.close();
+    }
+  }
+}

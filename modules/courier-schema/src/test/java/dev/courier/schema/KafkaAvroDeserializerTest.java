@@ -1,0 +1,158 @@
+package dev.courier.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.courier.schema.AvroDeserializationException.Reason;
+import dev.courier.schema.credit.CreditRequested;
+import dev.courier.schema.registry.LocalSchemaRegistry;
+import java.util.Arrays;
+import java.util.Map;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.generic.GenericRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Every kind of bad input gives the exact exception with topic, schema id and reason. */
+class KafkaAvroDeserializerTest {
+
+  private LocalSchemaRegistry registry;
+  private SchemaRegistryClient client;
+  private byte[] good;
+  private int id;
+
+  @BeforeEach
+  void setUp() {
+    registry = LocalSchemaRegistry.start();
+    client = SchemaRegistryClient.create(Map.of("schema.registry.url", registry.url()));
+    KafkaAvroSerializer serializer = new KafkaAvroSerializer(client);
+    serializer.configure(Map.of("schema.registry.url", registry.url()), false);
+    good = serializer.serialize("credits", WireFormatVectorTest.fixedCredit());
+    id = client.register("credits-value", CreditRequested.getClassSchema());
+  }
+
+  @AfterEach
+  void tearDown() {
+    client.close();
+    registry.close();
+  }
+
+  private KafkaAvroDeserializer deserializer(boolean specific) {
+    KafkaAvroDeserializer deserializer = new KafkaAvroDeserializer(client);
+    deserializer.configure(
+        Map.of("schema.registry.url", registry.url(), "specific.avro.reader", specific), false);
+    return deserializer;
+  }
+
+  @Test
+  void readsGoodBytesAsSpecificAndGeneric() {
+    assertThat(deserializer(true).deserialize("credits", good))
+        .isEqualTo(WireFormatVectorTest.fixedCredit());
+    GenericRecord generic = (GenericRecord) deserializer(false).deserialize("credits", good);
+    assertThat(generic.get("operationId").toString()).isEqualTo("op-1");
+    assertThat(deserializer(false).deserialize("credits", (byte[]) null)).isNull();
+  }
+
+  @Test
+  void wrongMagicByte() {
+    byte[] bad = good.clone();
+    bad[0] = 1;
+    assertThatThrownBy(() -> deserializer(true).deserialize("credits", bad))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.WRONG_MAGIC_BYTE);
+              assertThat(e.topic()).isEqualTo("credits");
+              assertThat(e.schemaId()).isEqualTo(-1);
+              assertThat(e.reason().permanent()).isTrue();
+            })
+        .hasMessage(
+            "cannot deserialize Avro data of topic credits: WRONG_MAGIC_BYTE: first byte is 1,"
+                + " not the magic byte 0 of Confluent's wire format");
+  }
+
+  @Test
+  void truncatedHeader() {
+    assertThatThrownBy(() -> deserializer(true).deserialize("credits", new byte[] {0, 0, 0}))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.TRUNCATED))
+        .hasMessageContaining("3 bytes, fewer than the 5-byte header");
+  }
+
+  @Test
+  void truncatedBody() {
+    byte[] cut = Arrays.copyOf(good, good.length - 6);
+    assertThatThrownBy(() -> deserializer(false).deserialize("credits", cut))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.TRUNCATED);
+              assertThat(e.schemaId()).isEqualTo(id);
+            })
+        .hasMessageContaining("(schema id " + id + ")")
+        .hasMessageContaining(
+            "the data ended before a complete dev.courier.schema.credit.CreditRequested was read");
+  }
+
+  @Test
+  void unknownSchemaId() {
+    byte[] unknown = good.clone();
+    unknown[4] = 99;
+    assertThatThrownBy(() -> deserializer(true).deserialize("credits", unknown))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.UNKNOWN_SCHEMA_ID);
+              assertThat(e.schemaId()).isEqualTo(99);
+              assertThat(e.getCause())
+                  .isInstanceOf(SchemaRegistryException.SchemaNotFoundException.class);
+            })
+        .hasMessageContaining("Schema 99 not found")
+        .hasMessageContaining("error code 40403");
+  }
+
+  @Test
+  void incompatibleReader() {
+    Schema reader =
+        SchemaBuilder.record("CreditRequested")
+            .namespace("dev.courier.schema.credit")
+            .fields()
+            .requiredString("operationId")
+            .requiredLong("ledgerEntry")
+            .endRecord();
+    KafkaAvroDeserializer pinned = new KafkaAvroDeserializer(client, reader);
+    pinned.configure(Map.of("schema.registry.url", registry.url()), false);
+    assertThatThrownBy(() -> pinned.deserialize("credits", good))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.INCOMPATIBLE_READER);
+              assertThat(e.schemaId()).isEqualTo(id);
+            })
+        .hasMessageContaining("ledgerEntry");
+  }
+
+  @Test
+  void registryDownIsTransient() {
+    registry.failNextRequests(100, 503);
+    SchemaRegistryClient fresh =
+        SchemaRegistryClient.create(
+            Map.of(
+                "schema.registry.url", registry.url(),
+                "max.retries", 1,
+                "retries.wait.ms", 1));
+    KafkaAvroDeserializer deserializer = new KafkaAvroDeserializer(fresh);
+    deserializer.configure(Map.of("schema.registry.url", registry.url()), false);
+    assertThatThrownBy(() -> deserializer.deserialize("credits", good))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.REGISTRY_UNAVAILABLE);
+              assertThat(e.reason().permanent()).isFalse();
+            })
+        .hasMessageContaining("gave up after 2 attempts");
+  }
+}
