@@ -26,10 +26,8 @@ import org.apache.kafka.common.serialization.Deserializer;
  * pinned contract version (the constructor with a reader schema), or the writer's own. Bad bytes
  * raise {@link AvroDeserializationException} with the topic, schema id and reason.
  */
-public class KafkaAvroDeserializer implements Deserializer<Object> {
+public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deserializer<Object> {
 
-  private SchemaRegistryClient client;
-  private boolean ownsClient;
   private boolean specificReader;
   private boolean logicalTypeConverters;
   private final Schema pinnedReaderSchema;
@@ -56,17 +54,13 @@ public class KafkaAvroDeserializer implements Deserializer<Object> {
    * consumer pinned to the contract version it was built against.
    */
   public KafkaAvroDeserializer(SchemaRegistryClient client, Schema readerSchema) {
-    this.client = client;
+    super(client);
     this.pinnedReaderSchema = readerSchema;
   }
 
   @Override
   public void configure(Map<String, ?> configs, boolean isKey) {
-    KafkaAvroSerdeConfig config = new KafkaAvroSerdeConfig(configs);
-    if (client == null) {
-      client = SchemaRegistryClient.create(configs);
-      ownsClient = true;
-    }
+    KafkaAvroSerdeConfig config = configureSerde(configs);
     this.specificReader = config.getBoolean(KafkaAvroSerdeConfig.SPECIFIC_AVRO_READER);
     this.logicalTypeConverters =
         config.getBoolean(KafkaAvroSerdeConfig.USE_LOGICAL_TYPE_CONVERTERS);
@@ -180,12 +174,5 @@ public class KafkaAvroDeserializer implements Deserializer<Object> {
     }
     return new GenericDatumReader<>(
         key.writer(), key.reader(), AvroData.generic(logicalTypeConverters));
-  }
-
-  @Override
-  public void close() {
-    if (ownsClient && client != null) {
-      client.close();
-    }
   }
 }

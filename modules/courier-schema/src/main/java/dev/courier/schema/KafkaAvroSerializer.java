@@ -26,10 +26,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * Configured with Confluent's keys (see {@link KafkaAvroSerdeConfig}); thread-safe, as Kafka's
  * producer requires.
  */
-public class KafkaAvroSerializer implements Serializer<Object> {
+public class KafkaAvroSerializer extends AvroSerdeSupport implements Serializer<Object> {
 
-  private SchemaRegistryClient client;
-  private boolean ownsClient;
   private boolean isKey;
   private boolean autoRegister;
   private boolean useLatestVersion;
@@ -51,20 +49,18 @@ public class KafkaAvroSerializer implements Serializer<Object> {
   private final Map<Schema, Schema> stripped = new ConcurrentHashMap<>();
 
   /** For Kafka's producer, which instantiates by class name and then calls configure. */
-  public KafkaAvroSerializer() {}
+  public KafkaAvroSerializer() {
+    super(null);
+  }
 
   /** With a client shared by several serdes; {@link #configure} must still be called. */
   public KafkaAvroSerializer(SchemaRegistryClient client) {
-    this.client = client;
+    super(client);
   }
 
   @Override
   public void configure(Map<String, ?> configs, boolean isKey) {
-    KafkaAvroSerdeConfig config = new KafkaAvroSerdeConfig(configs);
-    if (client == null) {
-      client = SchemaRegistryClient.create(configs);
-      ownsClient = true;
-    }
+    KafkaAvroSerdeConfig config = configureSerde(configs);
     this.isKey = isKey;
     this.autoRegister = config.getBoolean(KafkaAvroSerdeConfig.AUTO_REGISTER_SCHEMAS);
     this.useLatestVersion = config.getBoolean(KafkaAvroSerdeConfig.USE_LATEST_VERSION);
@@ -170,12 +166,5 @@ public class KafkaAvroSerializer implements Serializer<Object> {
     return datum instanceof SpecificRecord
         ? AvroData.specific(datum.getClass())
         : AvroData.generic(logicalTypeConverters);
-  }
-
-  @Override
-  public void close() {
-    if (ownsClient && client != null) {
-      client.close();
-    }
   }
 }

@@ -7,6 +7,7 @@ import dev.courier.testkit.BackendMatrix;
 import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.Polling;
 import dev.courier.testkit.UniqueNames;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.util.Utf8;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -85,17 +85,10 @@ class AvroRoundTripIT {
     config.putAll(serde);
     config.put("key.deserializer", StringDeserializer.class.getName());
     config.put("value.deserializer", KafkaAvroDeserializer.class.getName());
-    List<Object> values = new ArrayList<>();
     try (KafkaConsumer<String, Object> consumer = new KafkaConsumer<>(config)) {
       consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (values.size() < RECORDS && System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, Object> record : consumer.poll(Duration.ofMillis(200))) {
-          values.add(record.value());
-        }
-      }
+      return Polling.valuesUntil(consumer, RECORDS, Duration.ofSeconds(60));
     }
-    return values;
   }
 
   private static List<CreditRequested> credits() {

@@ -7,19 +7,18 @@ import dev.courier.schema.credit.CreditRequested;
 import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.Polling;
 import dev.courier.testkit.UniqueNames;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -136,18 +135,11 @@ class SchemaEvolutionIT {
 
   private static List<Object> consume(
       KafkaBroker kafka, String topic, Deserializer<Object> values, String group) {
-    List<Object> out = new ArrayList<>();
     try (KafkaConsumer<String, Object> consumer =
         new KafkaConsumer<>(
             kafka.consumerConfig(UniqueNames.group(group)), new StringDeserializer(), values)) {
       consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (out.size() < 2 && System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, Object> record : consumer.poll(Duration.ofMillis(200))) {
-          out.add(record.value());
-        }
-      }
+      return Polling.valuesUntil(consumer, 2, Duration.ofSeconds(60));
     }
-    return out;
   }
 }

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -95,12 +94,7 @@ public final class SmokeScenario {
         new KafkaConsumer<>(
             kafka.consumerConfig(group), new StringDeserializer(), new StringDeserializer())) {
       consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + TIMEOUT.toNanos();
-      while (values.size() < expected && System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
-          values.add(record.value());
-        }
-      }
+      values.addAll(Polling.valuesUntil(consumer, expected, TIMEOUT));
       consumer.commitSync();
     }
     return values;

@@ -31,7 +31,7 @@ final class ContainerKafkaBroker extends ManagedKafka {
         new KafkaContainer(DockerImageName.parse(image).asCompatibleSubstituteFor("apache/kafka"))
             .withEnv("KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS", "0")
             .withEnv("KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS", "10")
-            .withReuse(ContainerReuse.enabled());
+            .withReuse(Containers.reuseEnabled());
     // A network and a second listener only for the registry container beside the broker: a fresh
     // network per run would also defeat container reuse, so it exists only when that image does.
     Network network = null;
@@ -43,12 +43,10 @@ final class ContainerKafkaBroker extends ManagedKafka {
           .withListener(NETWORK_ALIAS + ":" + NETWORK_PORT);
     }
     try {
-      container.start();
-    } catch (RuntimeException e) {
-      container.stop();
+      Containers.start(container, "the Kafka container (" + image + ")");
+    } catch (InfraStartupException e) {
       closeNetwork(network);
-      throw new InfraStartupException(
-          "the Kafka container (" + image + ") failed to start: " + Failures.describe(e), e);
+      throw e;
     }
     return new ContainerKafkaBroker(container, network, image);
   }
@@ -78,7 +76,7 @@ final class ContainerKafkaBroker extends ManagedKafka {
 
   @Override
   protected void stop() {
-    if (!ContainerReuse.enabled()) {
+    if (!Containers.reuseEnabled()) {
       container.stop();
       closeNetwork(network);
     }

@@ -1,7 +1,6 @@
 package dev.courier.testkit.internal;
 
 import dev.courier.testkit.InfraSettings;
-import dev.courier.testkit.InfraStartupException;
 import dev.courier.testkit.PostgresServer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 import org.testcontainers.utility.DockerImageName;
@@ -28,20 +27,8 @@ final class ContainerPostgresServer implements PostgresServer, AutoCloseable {
             .withPassword(USER)
             .withDatabaseName("courier");
     container.setCommand(PostgresConfig.commandArguments().toArray(String[]::new));
-    container.withReuse(ContainerReuse.enabled());
-    try {
-      container.start();
-    } catch (RuntimeException e) {
-      container.stop();
-      throw new InfraStartupException(
-          "the PostgreSQL container ("
-              + image
-              + ") failed to start: "
-              + Failures.describe(e)
-              + "; container log ends with:\n"
-              + ContainerReuse.logTail(container),
-          e);
-    }
+    container.withReuse(Containers.reuseEnabled());
+    Containers.start(container, "the PostgreSQL container (" + image + ")");
     return new ContainerPostgresServer(container, image);
   }
 
@@ -72,7 +59,7 @@ final class ContainerPostgresServer implements PostgresServer, AutoCloseable {
 
   @Override
   public void close() {
-    if (!ContainerReuse.enabled()) {
+    if (!Containers.reuseEnabled()) {
       container.stop();
     }
   }

@@ -62,19 +62,7 @@ public final class ContainerSchemaRegistryProvider implements SchemaRegistryProv
                 "PLAINTEXT://" + broker.networkBootstrapServers())
             .withExposedPorts(PORT)
             .waitingFor(Wait.forHttp("/subjects").forStatusCode(200));
-    try {
-      container.start();
-    } catch (RuntimeException e) {
-      container.stop();
-      throw new InfraStartupException(
-          "the schema registry container ("
-              + image
-              + ") failed to start: "
-              + Failures.describe(e)
-              + "; container log ends with:\n"
-              + ContainerReuse.logTail(container),
-          e);
-    }
+    Containers.start(container, "the schema registry container (" + image + ")");
     return new Running(container, image);
   }
 
