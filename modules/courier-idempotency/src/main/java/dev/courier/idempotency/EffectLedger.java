@@ -1,0 +1,98 @@
+package dev.courier.idempotency;
+
+import dev.courier.core.CrashPoint;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * A durable ledger for effects outside the local database (an email, a payment API, a model call):
+ * at most one worker at a time holds a lease on a key, a crashed worker's lease expires and is
+ * taken over, a worker that lost its lease cannot settle the effect, and an ambiguous outcome waits
+ * for a {@link Reconciler} instead of being repeated blindly. Attempts, owner, lease, outcome and
+ * timestamps are kept for audit.
+ *
+ * <pre>{@code
+ * Claim claim = ledger.claim(key);
+ * switch (claim.status()) {
+ *   case OWNED -> {
+ *     try {
+ *       String receipt = payments.charge(request, claim.idempotencyKey());
+ *       ledger.complete(claim, receipt);
+ *     } catch (TimeoutException e) {
+ *       ledger.markUnknown(claim, "timeout after 10 s");
+ *     } catch (TransientException e) {
+ *       ledger.release(claim);
+ *     }
+ *   }
+ *   case COMPLETED -> acknowledge(claim.result());
+ *   case BUSY, UNKNOWN -> retryLater();
+ * }
+ * }</pre>
+ */
+public interface EffectLedger {
+
+  /** Reached after the external call returned and before its completion is recorded. */
+  CrashPoint AFTER_EXTERNAL_CALL_BEFORE_COMPLETE =
+      CrashPoint.named("after-external-call-before-complete");
+
+  /** Asks for the right to perform the effect with this key. */
+  Claim claim(String key);
+
+  /**
+   * Records the effect as done with its result.
+   *
+   * @throws LeaseLostException when the claim's lease was taken over
+   */
+  void complete(Claim claim, String result);
+
+  /** Gives the effect up after a transient failure: it may be claimed again at once. */
+  void release(Claim claim);
+
+  /** The outcome is ambiguous: nobody performs it again until reconciliation decides. */
+  void markUnknown(Claim claim, String reason);
+
+  /**
+   * Resolves every UNKNOWN effect with the reconciler.
+   *
+   * @return how many were resolved (happened or did not happen)
+   */
+  int reconcile(Reconciler reconciler);
+
+  /**
+   * Claims, calls and settles in one go: a completed effect returns its stored result without a
+   * call; an ambiguous outcome is marked UNKNOWN; any other failure releases the claim and is
+   * rethrown.
+   *
+   * @return the claim as it ended: COMPLETED (with the result), BUSY or UNKNOWN
+   */
+  default Claim perform(String key, ExternalEffect effect) throws Exception {
+    Claim claim = claim(key);
+    if (claim.status() != Claim.Status.OWNED) {
+      return claim;
+    }
+    String result;
+    try {
+      result = effect.call(claim.idempotencyKey());
+    } catch (AmbiguousOutcomeException e) {
+      markUnknown(claim, e.getMessage());
+      return new Claim(key, Claim.Status.UNKNOWN, null, null, claim.attempt(), null);
+    } catch (Exception e) {
+      release(claim);
+      throw e;
+    }
+    AFTER_EXTERNAL_CALL_BEFORE_COMPLETE.reach();
+    complete(claim, result);
+    return new Claim(key, Claim.Status.COMPLETED, null, null, claim.attempt(), result);
+  }
+
+  /** The ledger's row for a key, for audit and tests. */
+  Optional<LedgerEntry> entry(String key);
+
+  /** A ledger in PostgreSQL for this worker (the owner name is stored for audit). */
+  static EffectLedger postgres(DataSource dataSource, String owner, Duration lease, Clock clock) {
+    IdempotencySchema.migrate(dataSource);
+    return new PostgresEffectLedger(dataSource, owner, lease, clock);
+  }
+}

@@ -1,0 +1,278 @@
+package dev.courier.idempotency;
+
+import dev.courier.core.CrashPoints;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A plain Kafka consumer loop around an {@link IdempotentHandler}: poll, apply (each record or the
+ * whole batch) in the database, then commit offsets, never before. A partition taken away in a
+ * rebalance has what is done committed and the rest dropped (its new owner gets it again and the
+ * store deduplicates). Run it on one thread; {@link #close()} may be called from any other.
+ */
+public final class IdempotentConsumer<K, V> implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(IdempotentConsumer.class);
+
+  private final KafkaConsumer<K, V> consumer;
+  private final Collection<String> topics;
+  private final IdempotentHandler<K, V> handler;
+  private final boolean batchMode;
+  private final RecordFailureHandler<K, V> onFailure;
+  private final Duration pollTimeout;
+  private final Counter rejectedCommits;
+  private final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
+  private volatile boolean stopping;
+  private volatile boolean running;
+  private long polls;
+  private long applied;
+  private long duplicates;
+  private long failed;
+  private long commits;
+  private long rejected;
+
+  private IdempotentConsumer(Builder<K, V> b) {
+    Map<String, Object> config = new HashMap<>(b.consumerConfig);
+    // Offsets are committed here, after the database commit, and nowhere else.
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    this.consumer = new KafkaConsumer<>(config, b.keyDeserializer, b.valueDeserializer);
+    this.topics = List.copyOf(b.topics);
+    this.handler = b.handler;
+    this.batchMode = b.batchMode;
+    this.onFailure = b.onFailure;
+    this.pollTimeout = b.pollTimeout;
+    this.rejectedCommits =
+        Counter.builder("courier.idempotency.commit.rejected")
+            .description("Offset commits refused after the partition moved to another member.")
+            .tag("consumer", handler.consumerName())
+            .register(b.meterRegistry);
+  }
+
+  public static <K, V> Builder<K, V> builder(
+      Map<String, Object> consumerConfig, Deserializer<K> keys, Deserializer<V> values) {
+    return new Builder<>(consumerConfig, keys, values);
+  }
+
+  /** Runs until {@link #close()}. */
+  public void run() {
+    runUntil(progress -> false);
+  }
+
+  /**
+   * Runs until the condition holds after a poll, or {@link #close()}.
+   *
+   * @throws RecordProcessingException when the failure handler refuses a record
+   */
+  public void runUntil(Predicate<ConsumerProgress> done) {
+    running = true;
+    try {
+      consumer.subscribe(topics, new CommitDoneWork());
+      while (!stopping && !done.test(progress())) {
+        ConsumerRecords<K, V> records = consumer.poll(pollTimeout);
+        polls++;
+        for (TopicPartition partition : records.partitions()) {
+          handlePartition(partition, records.records(partition));
+        }
+        if (!pending.isEmpty()) {
+          CrashPoints.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT.reach();
+          commitPending();
+        }
+      }
+    } catch (WakeupException e) {
+      if (!stopping) {
+        throw e;
+      }
+    } finally {
+      running = false;
+      consumer.close();
+    }
+  }
+
+  public ConsumerProgress progress() {
+    return new ConsumerProgress(polls, applied, duplicates, failed, commits, rejected);
+  }
+
+  /** Stops the loop (from another thread) or closes the idle consumer. */
+  @Override
+  public void close() {
+    stopping = true;
+    if (running) {
+      consumer.wakeup();
+    } else {
+      consumer.close();
+    }
+  }
+
+  private void handlePartition(TopicPartition partition, List<ConsumerRecord<K, V>> records) {
+    List<RecordResult<K, V>> results = batchMode ? handler.handleBatch(records) : new ArrayList<>();
+    for (int i = 0; i < records.size(); i++) {
+      ConsumerRecord<K, V> record = records.get(i);
+      RecordResult<K, V> result = batchMode ? results.get(i) : handleOne(record);
+      switch (result.outcome()) {
+        case APPLIED -> applied++;
+        case DUPLICATE -> duplicates++;
+        case FAILED -> {
+          failed++;
+          try {
+            onFailure.onFailure(record, result.failure());
+          } catch (Exception refused) {
+            // Commit what came before the record; it is delivered again after a restart.
+            pending.put(partition, new OffsetAndMetadata(record.offset()));
+            commitPending();
+            throw new RecordProcessingException(
+                "stopped at "
+                    + TransactionalIdempotentHandler.describe(record)
+                    + ": "
+                    + refused.getMessage(),
+                refused);
+          }
+        }
+      }
+      pending.put(partition, new OffsetAndMetadata(record.offset() + 1));
+    }
+  }
+
+  private RecordResult<K, V> handleOne(ConsumerRecord<K, V> record) {
+    try {
+      return RecordResult.of(record, handler.handle(record));
+    } catch (RuntimeException e) {
+      return RecordResult.failed(record, e);
+    }
+  }
+
+  private void commitPending() {
+    if (pending.isEmpty()) {
+      return;
+    }
+    try {
+      consumer.commitSync(pending);
+      commits++;
+    } catch (CommitFailedException | RebalanceInProgressException e) {
+      // The partition moved while we worked: its new owner redelivers, and the store dedupes.
+      rejected++;
+      rejectedCommits.increment();
+      LOG.warn(
+          "offset commit of {} refused ({}); the new owner will deduplicate",
+          pending.keySet(),
+          e.toString());
+    } finally {
+      pending.clear();
+    }
+  }
+
+  /** Commits what is done for partitions being taken away and drops the rest. */
+  private final class CommitDoneWork implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+      for (TopicPartition partition : partitions) {
+        OffsetAndMetadata offset = pending.remove(partition);
+        if (offset != null) {
+          done.put(partition, offset);
+        }
+      }
+      if (!done.isEmpty()) {
+        try {
+          consumer.commitSync(done);
+          commits++;
+        } catch (RuntimeException e) {
+          LOG.warn("commit on revocation of {} failed: {}", done.keySet(), e.toString());
+        }
+      }
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      partitions.forEach(pending::remove);
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      LOG.info("{} assigned {}", handler.consumerName(), partitions);
+    }
+  }
+
+  /** Configures an {@link IdempotentConsumer}. */
+  public static final class Builder<K, V> {
+    private final Map<String, Object> consumerConfig;
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
+    private Collection<String> topics;
+    private IdempotentHandler<K, V> handler;
+    private boolean batchMode;
+    private RecordFailureHandler<K, V> onFailure = RecordFailureHandler.failFast();
+    private Duration pollTimeout = Duration.ofMillis(500);
+    private MeterRegistry meterRegistry = Metrics.globalRegistry;
+
+    private Builder(Map<String, Object> config, Deserializer<K> keys, Deserializer<V> values) {
+      this.consumerConfig = Map.copyOf(config);
+      this.keyDeserializer = Objects.requireNonNull(keys, "key deserializer");
+      this.valueDeserializer = Objects.requireNonNull(values, "value deserializer");
+    }
+
+    public Builder<K, V> topics(Collection<String> topics) {
+      this.topics = List.copyOf(topics);
+      return this;
+    }
+
+    public Builder<K, V> handler(IdempotentHandler<K, V> handler) {
+      this.handler = Objects.requireNonNull(handler, "handler");
+      return this;
+    }
+
+    /** One transaction per poll batch (per partition) instead of one per record. */
+    public Builder<K, V> batchMode(boolean batchMode) {
+      this.batchMode = batchMode;
+      return this;
+    }
+
+    public Builder<K, V> onFailure(RecordFailureHandler<K, V> onFailure) {
+      this.onFailure = Objects.requireNonNull(onFailure, "onFailure");
+      return this;
+    }
+
+    public Builder<K, V> pollTimeout(Duration pollTimeout) {
+      this.pollTimeout = Objects.requireNonNull(pollTimeout, "pollTimeout");
+      return this;
+    }
+
+    public Builder<K, V> meterRegistry(MeterRegistry registry) {
+      this.meterRegistry = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
+    public IdempotentConsumer<K, V> build() {
+      if (topics == null || topics.isEmpty()) {
+        throw new IllegalStateException("at least one topic is required");
+      }
+      Objects.requireNonNull(handler, "handler is required");
+      if (!consumerConfig.containsKey(ConsumerConfig.GROUP_ID_CONFIG)) {
+        throw new IllegalStateException(
+            ConsumerConfig.GROUP_ID_CONFIG + " is required: offsets are committed to the group");
+      }
+      return new IdempotentConsumer<>(this);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package dev.courier.idempotency;
+
+import dev.courier.core.CrashPoint;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * Applies a record's effect at most once per operation key: in one PostgreSQL transaction it
+ * records the key (with a fingerprint of the payload) and runs the effect on the same connection,
+ * then commits. A redelivery with the same payload is skipped; the same key with another payload is
+ * refused ({@link IdempotencyKeyReusedException}). Offsets are the caller's to commit, and only
+ * after this returns. Thread-safe; callable from any framework's listener.
+ */
+public interface IdempotentHandler<K, V> {
+
+  /** Reached after the effect ran and before its transaction commits. */
+  CrashPoint BEFORE_DB_COMMIT = CrashPoint.named("before-db-commit");
+
+  /**
+   * Handles one record in its own transaction.
+   *
+   * @return {@link Outcome#APPLIED} or {@link Outcome#DUPLICATE}
+   * @throws IdempotencyKeyReusedException the key was applied with another payload (permanent)
+   * @throws MissingOperationKeyException the record has no key (permanent)
+   * @throws RecordEffectException the effect failed; nothing was committed
+   */
+  Outcome handle(ConsumerRecord<K, V> record);
+
+  /**
+   * Handles a poll batch in one transaction, with a savepoint per record: a failing record is
+   * rolled back alone and reported, its neighbours commit. Duplicates of the whole batch are found
+   * in one statement.
+   */
+  List<RecordResult<K, V>> handleBatch(List<ConsumerRecord<K, V>> records);
+
+  String consumerName();
+
+  static <K, V> Builder<K, V> builder() {
+    return new Builder<>();
+  }
+
+  /** Configures a handler; {@link IdempotencyConfig} keys may be given as a map. */
+  final class Builder<K, V> {
+    DataSource dataSource;
+    IdempotencyConfig config;
+    OperationKeyExtractor<K, V> keyExtractor;
+    CanonicalForm<V> canonicalForm;
+    RecordEffect<K, V> effect;
+    Clock clock = Clock.systemUTC();
+    MeterRegistry meterRegistry = Metrics.globalRegistry;
+    boolean migrate = true;
+
+    private Builder() {}
+
+    public Builder<K, V> dataSource(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      return this;
+    }
+
+    /** Settings by {@link IdempotencyConfig} key; validated here, naming a bad key. */
+    public Builder<K, V> config(Map<String, ?> settings) {
+      this.config = new IdempotencyConfig(settings);
+      return this;
+    }
+
+    public Builder<K, V> consumerName(String name) {
+      return config(Map.of(IdempotencyConfig.CONSUMER_NAME, name));
+    }
+
+    /** Default: the header named by {@code idempotency.key.header} ({@code id}). */
+    public Builder<K, V> keyExtractor(OperationKeyExtractor<K, V> keyExtractor) {
+      this.keyExtractor = Objects.requireNonNull(keyExtractor, "keyExtractor");
+      return this;
+    }
+
+    /** Required unless values are {@code byte[]} or {@code String}. */
+    public Builder<K, V> canonicalForm(CanonicalForm<V> canonicalForm) {
+      this.canonicalForm = Objects.requireNonNull(canonicalForm, "canonicalForm");
+      return this;
+    }
+
+    public Builder<K, V> effect(RecordEffect<K, V> effect) {
+      this.effect = Objects.requireNonNull(effect, "effect");
+      return this;
+    }
+
+    public Builder<K, V> clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    public Builder<K, V> meterRegistry(MeterRegistry registry) {
+      this.meterRegistry = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
+    /** Whether to create the store's tables on build (default true). */
+    public Builder<K, V> migrate(boolean migrate) {
+      this.migrate = migrate;
+      return this;
+    }
+
+    public IdempotentHandler<K, V> build() {
+      Objects.requireNonNull(dataSource, "dataSource is required");
+      Objects.requireNonNull(config, "consumer name (idempotency.consumer.name) is required");
+      Objects.requireNonNull(effect, "effect is required");
+      if (keyExtractor == null) {
+        keyExtractor = OperationKeyExtractor.header(config.getString(IdempotencyConfig.KEY_HEADER));
+      }
+      if (canonicalForm == null) {
+        canonicalForm = Fingerprints.rawOrText();
+      }
+      if (migrate) {
+        IdempotencySchema.migrate(dataSource);
+      }
+      return new TransactionalIdempotentHandler<>(this);
+    }
+  }
+}

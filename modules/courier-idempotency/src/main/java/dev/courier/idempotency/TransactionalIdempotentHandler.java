@@ -1,0 +1,259 @@
+package dev.courier.idempotency;
+
+import dev.courier.idempotency.internal.KeySql;
+import dev.courier.idempotency.internal.KeySql.Coordinates;
+import dev.courier.idempotency.internal.KeySql.KeyRow;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@link IdempotentHandler} on PostgreSQL: the key row and the effect share one transaction. */
+final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K, V> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TransactionalIdempotentHandler.class);
+
+  private final DataSource dataSource;
+  private final String consumer;
+  private final OperationKeyExtractor<K, V> keys;
+  private final CanonicalForm<V> canonical;
+  private final RecordEffect<K, V> effect;
+  private final Clock clock;
+  private final IdempotencyMetrics metrics;
+
+  TransactionalIdempotentHandler(Builder<K, V> builder) {
+    this.dataSource = builder.dataSource;
+    this.consumer = builder.config.consumerName();
+    this.keys = builder.keyExtractor;
+    this.canonical = builder.canonicalForm;
+    this.effect = builder.effect;
+    this.clock = builder.clock;
+    this.metrics = IdempotencyMetrics.of(builder.meterRegistry, consumer);
+  }
+
+  IdempotencyMetrics metrics() {
+    return metrics;
+  }
+
+  @Override
+  public String consumerName() {
+    return consumer;
+  }
+
+  @Override
+  public Outcome handle(ConsumerRecord<K, V> record) {
+    KeyRow row;
+    try {
+      row = keyRow(record);
+    } catch (MissingOperationKeyException e) {
+      metrics.failed.increment();
+      throw e;
+    }
+    byte[] earlier = applyOnce(record, row);
+    if (earlier == null) {
+      metrics.processed.increment();
+      return Outcome.APPLIED;
+    }
+    try {
+      Outcome outcome = duplicateOrReuse(record, row, earlier);
+      metrics.duplicates.increment();
+      return outcome;
+    } catch (IdempotencyKeyReusedException e) {
+      metrics.keyReuses.increment();
+      throw e;
+    }
+  }
+
+  /**
+   * Records the key and applies the effect; returns the earlier fingerprint if already recorded.
+   */
+  private byte[] applyOnce(ConsumerRecord<K, V> record, KeyRow row) {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        byte[] earlier = KeySql.insert(c, consumer, row, clock.instant()).orElse(null);
+        if (earlier == null) {
+          effect.apply(c, record);
+          IdempotentHandler.BEFORE_DB_COMMIT.reach();
+          c.commit();
+          return null;
+        }
+        c.rollback();
+        return earlier;
+      } catch (Exception e) {
+        rollbackQuietly(c);
+        metrics.failed.increment();
+        throw new RecordEffectException(
+            "effect of " + describe(record) + " (key '" + row.key() + "') failed: " + e, e);
+      }
+    } catch (SQLException e) {
+      metrics.failed.increment();
+      throw new RecordEffectException("no database connection for " + describe(record), e);
+    }
+  }
+
+  @Override
+  public List<RecordResult<K, V>> handleBatch(List<ConsumerRecord<K, V>> records) {
+    List<RecordResult<K, V>> results = new ArrayList<>(records.size());
+    Map<String, KeyRow> firstByKey = new HashMap<>();
+    List<ConsumerRecord<K, V>> candidates = new ArrayList<>();
+    List<KeyRow> rows = new ArrayList<>();
+    Map<ConsumerRecord<K, V>, RecordResult<K, V>> decided = new HashMap<>();
+    for (ConsumerRecord<K, V> record : records) {
+      KeyRow row;
+      try {
+        row = keyRow(record);
+      } catch (MissingOperationKeyException e) {
+        decided.put(record, RecordResult.failed(record, e));
+        continue;
+      }
+      KeyRow first = firstByKey.putIfAbsent(row.key(), row);
+      if (first != null) {
+        // The same key twice in one batch: the later one is a redelivery or a reuse.
+        decided.put(record, inBatchRepeat(record, row, first));
+        continue;
+      }
+      candidates.add(record);
+      rows.add(row);
+    }
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        Map<String, byte[]> earlier =
+            rows.isEmpty() ? Map.of() : KeySql.insertBatch(c, consumer, rows, clock.instant());
+        for (int i = 0; i < candidates.size(); i++) {
+          ConsumerRecord<K, V> record = candidates.get(i);
+          KeyRow row = rows.get(i);
+          byte[] stored = earlier.get(row.key());
+          decided.put(
+              record,
+              stored == null
+                  ? applyWithSavepoint(c, record, row)
+                  : alreadyRecorded(record, row, stored));
+        }
+        IdempotentHandler.BEFORE_DB_COMMIT.reach();
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(c);
+        throw new RecordEffectException("batch of " + records.size() + " records failed: " + e, e);
+      }
+    } catch (SQLException e) {
+      throw new RecordEffectException("no database connection for a batch", e);
+    }
+    for (ConsumerRecord<K, V> record : records) {
+      RecordResult<K, V> result = decided.get(record);
+      count(result);
+      results.add(result);
+    }
+    return results;
+  }
+
+  private RecordResult<K, V> applyWithSavepoint(
+      Connection c, ConsumerRecord<K, V> record, KeyRow row) throws SQLException {
+    Savepoint savepoint = c.setSavepoint();
+    try {
+      effect.apply(c, record);
+      c.releaseSavepoint(savepoint);
+      return RecordResult.of(record, Outcome.APPLIED);
+    } catch (Exception e) {
+      c.rollback(savepoint);
+      // The key went in with the whole batch; without its effect it must not stay recorded.
+      KeySql.delete(c, consumer, row.key());
+      return RecordResult.failed(
+          record,
+          new RecordEffectException(
+              "effect of " + describe(record) + " (key '" + row.key() + "') failed: " + e, e));
+    }
+  }
+
+  private RecordResult<K, V> alreadyRecorded(
+      ConsumerRecord<K, V> record, KeyRow row, byte[] stored) {
+    try {
+      return RecordResult.of(record, duplicateOrReuse(record, row, stored));
+    } catch (IdempotencyKeyReusedException e) {
+      return RecordResult.failed(record, e);
+    }
+  }
+
+  private RecordResult<K, V> inBatchRepeat(ConsumerRecord<K, V> record, KeyRow row, KeyRow first) {
+    return alreadyRecorded(record, row, first.fingerprint());
+  }
+
+  private Outcome duplicateOrReuse(ConsumerRecord<K, V> record, KeyRow row, byte[] stored) {
+    if (Arrays.equals(stored, row.fingerprint())) {
+      LOG.debug("skipping redelivered {} (key '{}')", describe(record), row.key());
+      return Outcome.DUPLICATE;
+    }
+    IdempotencyKeyReusedException reused =
+        new IdempotencyKeyReusedException(consumer, row.key(), describe(record));
+    recordRejection(row, reused, stored);
+    throw reused;
+  }
+
+  private void recordRejection(KeyRow row, RuntimeException reason, byte[] stored) {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(true);
+      KeySql.reject(
+          c,
+          consumer,
+          row.key(),
+          ((dev.courier.core.PermanentError) reason).reason(),
+          reason.getMessage(),
+          stored,
+          row.fingerprint(),
+          row.coordinates(),
+          clock.instant());
+    } catch (SQLException e) {
+      // The exception still reaches the caller; losing the audit row must not hide it.
+      LOG.error("could not record rejection of key '{}': {}", row.key(), e.toString());
+    }
+  }
+
+  private KeyRow keyRow(ConsumerRecord<K, V> record) {
+    Coordinates at = new Coordinates(record.topic(), record.partition(), record.offset());
+    String key = keys.extract(record).orElse(null);
+    if (key == null) {
+      MissingOperationKeyException missing =
+          new MissingOperationKeyException(keys.describe(), describe(record));
+      recordRejection(new KeyRow(null, null, at), missing, null);
+      throw missing;
+    }
+    byte[] fingerprint = Fingerprints.sha256(canonical.of(record.value()));
+    return new KeyRow(key, fingerprint, at);
+  }
+
+  private void count(RecordResult<K, V> result) {
+    switch (result.outcome()) {
+      case APPLIED -> metrics.processed.increment();
+      case DUPLICATE -> metrics.duplicates.increment();
+      case FAILED -> {
+        if (result.failure() instanceof IdempotencyKeyReusedException) {
+          metrics.keyReuses.increment();
+        } else {
+          metrics.failed.increment();
+        }
+      }
+    }
+  }
+
+  static String describe(ConsumerRecord<?, ?> record) {
+    return record.topic() + "-" + record.partition() + "@" + record.offset();
+  }
+
+  private static void rollbackQuietly(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException e) {
+      LOG.warn("rollback failed: {}", e.toString());
+    }
+  }
+}
