@@ -68,6 +68,7 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
       metrics.duplicates.increment();
       return outcome;
     } catch (IdempotencyKeyReusedException e) {
+      recordRejection(row, e, earlier);
       metrics.keyReuses.increment();
       throw e;
     }
@@ -108,6 +109,7 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
     List<ConsumerRecord<K, V>> candidates = new ArrayList<>();
     List<KeyRow> rows = new ArrayList<>();
     Map<ConsumerRecord<K, V>, RecordResult<K, V>> decided = new HashMap<>();
+    Map<ConsumerRecord<K, V>, byte[]> reuses = new HashMap<>();
     for (ConsumerRecord<K, V> record : records) {
       KeyRow row;
       try {
@@ -119,12 +121,40 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
       KeyRow first = firstByKey.putIfAbsent(row.key(), row);
       if (first != null) {
         // The same key twice in one batch: the later one is a redelivery or a reuse.
-        decided.put(record, inBatchRepeat(record, row, first));
+        decided.put(record, alreadyRecorded(record, row, first.fingerprint(), reuses));
         continue;
       }
       candidates.add(record);
       rows.add(row);
     }
+    // Fast path: one transaction without savepoints (a savepoint costs two round trips per
+    // record). Only if an effect fails is the batch redone with a savepoint per record.
+    if (!runBatch(candidates, rows, decided, reuses, false)) {
+      runBatch(candidates, rows, decided, reuses, true);
+    }
+    for (ConsumerRecord<K, V> record : records) {
+      RecordResult<K, V> result = decided.get(record);
+      if (reuses.containsKey(record)) {
+        recordRejection(keyRow(record), (RuntimeException) result.failure(), reuses.get(record));
+      }
+      count(result);
+      results.add(result);
+    }
+    return results;
+  }
+
+  /**
+   * Records the batch's keys and applies its effects in one transaction.
+   *
+   * @return false when an effect failed without savepoints (everything was rolled back)
+   */
+  private boolean runBatch(
+      List<ConsumerRecord<K, V>> candidates,
+      List<KeyRow> rows,
+      Map<ConsumerRecord<K, V>, RecordResult<K, V>> decided,
+      Map<ConsumerRecord<K, V>, byte[]> reuses,
+      boolean savepoints) {
+    Map<ConsumerRecord<K, V>, RecordResult<K, V>> outcomes = new HashMap<>();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -134,27 +164,32 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
           ConsumerRecord<K, V> record = candidates.get(i);
           KeyRow row = rows.get(i);
           byte[] stored = earlier.get(row.key());
-          decided.put(
-              record,
-              stored == null
-                  ? applyWithSavepoint(c, record, row)
-                  : alreadyRecorded(record, row, stored));
+          if (stored != null) {
+            outcomes.put(record, alreadyRecorded(record, row, stored, reuses));
+          } else if (savepoints) {
+            outcomes.put(record, applyWithSavepoint(c, record, row));
+          } else {
+            try {
+              effect.apply(c, record);
+              outcomes.put(record, RecordResult.of(record, Outcome.APPLIED));
+            } catch (Exception e) {
+              c.rollback();
+              return false;
+            }
+          }
         }
         IdempotentHandler.BEFORE_DB_COMMIT.reach();
         c.commit();
       } catch (SQLException | RuntimeException e) {
         rollbackQuietly(c);
-        throw new RecordEffectException("batch of " + records.size() + " records failed: " + e, e);
+        throw new RecordEffectException(
+            "batch of " + candidates.size() + " records failed: " + e, e);
       }
     } catch (SQLException e) {
       throw new RecordEffectException("no database connection for a batch", e);
     }
-    for (ConsumerRecord<K, V> record : records) {
-      RecordResult<K, V> result = decided.get(record);
-      count(result);
-      results.add(result);
-    }
-    return results;
+    decided.putAll(outcomes);
+    return true;
   }
 
   private RecordResult<K, V> applyWithSavepoint(
@@ -175,17 +210,21 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
     }
   }
 
+  /**
+   * Decides a record whose key is already recorded; a reuse is noted with the stored fingerprint,
+   * so its rejection row is written once the batch has settled (not for a rolled-back pass).
+   */
   private RecordResult<K, V> alreadyRecorded(
-      ConsumerRecord<K, V> record, KeyRow row, byte[] stored) {
+      ConsumerRecord<K, V> record,
+      KeyRow row,
+      byte[] stored,
+      Map<ConsumerRecord<K, V>, byte[]> reuses) {
     try {
       return RecordResult.of(record, duplicateOrReuse(record, row, stored));
     } catch (IdempotencyKeyReusedException e) {
+      reuses.put(record, stored);
       return RecordResult.failed(record, e);
     }
-  }
-
-  private RecordResult<K, V> inBatchRepeat(ConsumerRecord<K, V> record, KeyRow row, KeyRow first) {
-    return alreadyRecorded(record, row, first.fingerprint());
   }
 
   private Outcome duplicateOrReuse(ConsumerRecord<K, V> record, KeyRow row, byte[] stored) {
@@ -193,10 +232,7 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
       LOG.debug("skipping redelivered {} (key '{}')", describe(record), row.key());
       return Outcome.DUPLICATE;
     }
-    IdempotencyKeyReusedException reused =
-        new IdempotencyKeyReusedException(consumer, row.key(), describe(record));
-    recordRejection(row, reused, stored);
-    throw reused;
+    throw new IdempotencyKeyReusedException(consumer, row.key(), describe(record));
   }
 
   private void recordRejection(KeyRow row, RuntimeException reason, byte[] stored) {
