@@ -1,0 +1,60 @@
+package dev.courier.outbox;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The relay's meters. Prometheus names: {@code courier_outbox_events_relayed_total}, {@code
+ * courier_outbox_batches_total}, {@code courier_outbox_dead_lettered_total}, {@code
+ * courier_outbox_commit_to_ack_seconds} (histogram), {@code
+ * courier_outbox_last_event_timestamp_seconds}, {@code courier_outbox_engine_running}, {@code
+ * courier_outbox_slot_retained_wal_bytes}.
+ */
+final class OutboxMetrics {
+
+  final Counter relayed;
+  final Counter batches;
+  final Counter deadLettered;
+  final Timer commitToAck;
+  final AtomicLong lastEventMillis = new AtomicLong();
+  final AtomicLong running = new AtomicLong();
+
+  OutboxMetrics(MeterRegistry registry, String relay) {
+    relayed =
+        Counter.builder("courier.outbox.events.relayed")
+            .tag("relay", relay)
+            .description("Events published and acknowledged by Kafka.")
+            .register(registry);
+    batches =
+        Counter.builder("courier.outbox.batches")
+            .tag("relay", relay)
+            .description("Change batches relayed.")
+            .register(registry);
+    deadLettered =
+        Counter.builder("courier.outbox.dead.lettered")
+            .tag("relay", relay)
+            .description("Invalid rows sent to the outbox dead-letter topic.")
+            .register(registry);
+    commitToAck =
+        Timer.builder("courier.outbox.commit.to.ack")
+            .tag("relay", relay)
+            .description("From the outbox row's commit to Kafka's acknowledgement.")
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofMillis(1))
+            .maximumExpectedValue(Duration.ofSeconds(60))
+            .register(registry);
+    registry.gauge(
+        "courier.outbox.last.event.timestamp.seconds",
+        java.util.List.of(io.micrometer.core.instrument.Tag.of("relay", relay)),
+        lastEventMillis,
+        v -> v.get() / 1000.0);
+    registry.gauge(
+        "courier.outbox.engine.running",
+        java.util.List.of(io.micrometer.core.instrument.Tag.of("relay", relay)),
+        running,
+        AtomicLong::get);
+  }
+}

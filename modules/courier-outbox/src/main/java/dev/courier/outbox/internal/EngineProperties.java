@@ -1,0 +1,54 @@
+package dev.courier.outbox.internal;
+
+import dev.courier.outbox.OutboxRelayConfig;
+import java.util.Properties;
+
+/** The Debezium engine's settings for tailing the outbox table with pgoutput. */
+public final class EngineProperties {
+
+  public static final String OUTBOX_TABLE = "public.courier_outbox";
+  public static final String HEARTBEAT_TABLE = "public.courier_outbox_heartbeat";
+
+  private EngineProperties() {}
+
+  public static Properties of(OutboxRelayConfig config) {
+    Properties p = new Properties();
+    p.setProperty("name", config.getString(OutboxRelayConfig.NAME));
+    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    p.setProperty("topic.prefix", config.prefix() + "-cdc");
+    p.setProperty("database.hostname", config.getString(OutboxRelayConfig.DB_HOST));
+    p.setProperty("database.port", String.valueOf(config.getInt(OutboxRelayConfig.DB_PORT)));
+    p.setProperty("database.dbname", config.getString(OutboxRelayConfig.DB_NAME));
+    p.setProperty("database.user", config.getString(OutboxRelayConfig.DB_USER));
+    p.setProperty("database.password", config.password().value());
+    p.setProperty("plugin.name", "pgoutput");
+    p.setProperty("slot.name", config.getString(OutboxRelayConfig.SLOT));
+    p.setProperty("publication.name", config.getString(OutboxRelayConfig.PUBLICATION));
+    p.setProperty("publication.autocreate.mode", "filtered");
+    // The heartbeat table is in the publication so heartbeats move the slot even when idle.
+    p.setProperty("table.include.list", OUTBOX_TABLE + "," + HEARTBEAT_TABLE);
+    p.setProperty("snapshot.mode", "no_data");
+    p.setProperty("tombstones.on.delete", "false");
+    p.setProperty("extended.headers.enabled", "false");
+    p.setProperty("max.batch.size", String.valueOf(config.getInt(OutboxRelayConfig.MAX_BATCH)));
+    int heartbeat = config.getInt(OutboxRelayConfig.HEARTBEAT_MS);
+    if (heartbeat > 0) {
+      p.setProperty("heartbeat.interval.ms", String.valueOf(heartbeat));
+      p.setProperty(
+          "heartbeat.action.query",
+          "INSERT INTO courier_outbox_heartbeat (id, beat_at) VALUES (1, now())"
+              + " ON CONFLICT (id) DO UPDATE SET beat_at = EXCLUDED.beat_at");
+    }
+    p.setProperty("offset.storage", "org.apache.kafka.connect.storage.KafkaOffsetBackingStore");
+    p.setProperty("offset.storage.topic", config.getString(OutboxRelayConfig.OFFSET_TOPIC));
+    p.setProperty("offset.storage.partitions", "1");
+    p.setProperty("offset.storage.replication.factor", "1");
+    p.setProperty(
+        "offset.flush.interval.ms",
+        String.valueOf(config.getLong(OutboxRelayConfig.OFFSET_FLUSH_MS)));
+    p.setProperty("bootstrap.servers", config.getString(OutboxRelayConfig.BOOTSTRAP_SERVERS));
+    // Geometric retries when PostgreSQL is briefly unreachable, instead of stopping at once.
+    p.setProperty("errors.max.retries", "-1");
+    return p;
+  }
+}

@@ -1,0 +1,139 @@
+package dev.courier.outbox.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.debezium.transforms.outbox.EventRouter;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * Turns one captured outbox insert into the Kafka record to publish, with Debezium's EventRouter:
+ * topic {@code <prefix>.<aggregatetype>}, key aggregate id, header {@code id}, plus headers for the
+ * type, content type, deadline and the row's own headers.
+ */
+public final class RowRouter implements AutoCloseable {
+
+  /** The outcome for one change event. */
+  public sealed interface Routed permits Publish, Skip, Invalid {}
+
+  /** Publish this record; {@code commitMillis} is the transaction's commit time. */
+  public record Publish(ProducerRecord<byte[], byte[]> record, long commitMillis, String eventId)
+      implements Routed {}
+
+  /** Not an event (a delete of remove-after-insert, a heartbeat): only its position counts. */
+  public record Skip() implements Routed {}
+
+  /** A row that cannot be published, with the reason and the raw row for the dead-letter topic. */
+  public record Invalid(String reason, String eventId, byte[] rawRow) implements Routed {}
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final EventRouter<SourceRecord> router = new EventRouter<>();
+  private final String outboxTopic;
+
+  public RowRouter(String prefix, String cdcPrefix) {
+    this.outboxTopic = cdcPrefix + "." + EngineProperties.OUTBOX_TABLE;
+    router.configure(
+        Map.of(
+            "route.by.field", "aggregatetype",
+            "route.topic.replacement", prefix + ".${routedByValue}",
+            "table.field.event.id", "id",
+            "table.field.event.key", "aggregateid",
+            "table.field.event.payload", "payload",
+            "table.fields.additional.placement",
+                "type:header:type,content_type:header:content-type,headers:header:courier-headers,"
+                    + "deadline:header:courier-deadline",
+            "table.op.invalid.behavior", "warn"));
+  }
+
+  public Routed route(SourceRecord change) {
+    if (!outboxTopic.equals(change.topic()) || !(change.value() instanceof Struct envelope)) {
+      return new Skip();
+    }
+    if (!"c".equals(envelope.getString("op"))) {
+      return new Skip(); // the delete of remove-after-insert
+    }
+    Struct after = envelope.getStruct("after");
+    String eventId = String.valueOf(after.get("id"));
+    if (after.get("aggregateid") == null) {
+      return new Invalid(
+          "aggregateid is null: the event has no key and no order", eventId, raw(after));
+    }
+    long commitMillis = envelope.getStruct("source").getInt64("ts_ms");
+    SourceRecord routed = router.apply(change);
+    RecordHeaders headers = new RecordHeaders();
+    for (Header header : routed.headers()) {
+      if (header.value() == null) {
+        continue;
+      }
+      if (header.key().equals("courier-headers")) {
+        expand(header.value().toString(), headers);
+      } else {
+        headers.add(header.key(), header.value().toString().getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    Object value = routed.value();
+    byte[] payload = value instanceof ByteBuffer b ? bytes(b) : (byte[]) value;
+    byte[] key = routed.key().toString().getBytes(StandardCharsets.UTF_8);
+    return new Publish(
+        new ProducerRecord<>(routed.topic(), null, null, key, payload, headers),
+        commitMillis,
+        eventId);
+  }
+
+  private static void expand(String json, RecordHeaders headers) {
+    try {
+      JsonNode node = JSON.readTree(json);
+      node.fields()
+          .forEachRemaining(
+              e -> headers.add(e.getKey(), e.getValue().asText().getBytes(StandardCharsets.UTF_8)));
+    } catch (Exception e) {
+      throw new IllegalStateException("outbox headers column is not a JSON object: " + json, e);
+    }
+  }
+
+  /** The raw row as JSON, for the dead-letter topic. */
+  private static byte[] raw(Struct after) {
+    var node = JSON.createObjectNode();
+    after
+        .schema()
+        .fields()
+        .forEach(
+            f -> {
+              Object v = after.get(f);
+              if (v instanceof ByteBuffer b) {
+                node.put(f.name(), java.util.Base64.getEncoder().encodeToString(bytes(b)));
+              } else if (v instanceof byte[] b) {
+                node.put(f.name(), java.util.Base64.getEncoder().encodeToString(b));
+              } else {
+                node.put(f.name(), v == null ? null : v.toString());
+              }
+            });
+    return node.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] bytes(ByteBuffer buffer) {
+    byte[] bytes = new byte[buffer.remaining()];
+    buffer.duplicate().get(bytes);
+    return bytes;
+  }
+
+  public static Optional<String> header(ProducerRecord<byte[], byte[]> record, String name) {
+    var header = record.headers().lastHeader(name);
+    return header == null
+        ? Optional.empty()
+        : Optional.of(new String(header.value(), StandardCharsets.UTF_8));
+  }
+
+  @Override
+  public void close() {
+    router.close();
+  }
+}
