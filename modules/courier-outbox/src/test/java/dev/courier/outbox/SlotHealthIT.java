@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.PostgresServer;
 import dev.courier.testkit.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
@@ -26,42 +27,47 @@ class SlotHealthIT {
   private static final long MIB = 1024 * 1024;
 
   @Test
-  void heartbeatsKeepRetainedWalBoundedWhileTheOutboxIsIdle(KafkaBroker kafka, TestDatabase db)
-      throws Exception {
-    OutboxFixture beating =
-        new OutboxFixture(kafka, db).with(OutboxRelayConfig.HEARTBEAT_MS, "500");
-    OutboxFixture silent = new OutboxFixture(kafka, db).with(OutboxRelayConfig.HEARTBEAT_MS, "0");
-    try (OutboxRelay withHeartbeats =
-            OutboxRelay.start(beating.settings, new SimpleMeterRegistry(), Clock.systemUTC());
-        OutboxRelay withoutHeartbeats =
-            OutboxRelay.start(silent.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
-      assertThat(withHeartbeats.awaitStreaming(Duration.ofSeconds(60))).isTrue();
-      assertThat(withoutHeartbeats.awaitStreaming(Duration.ofSeconds(60))).isTrue();
-      long before = withHeartbeats.retainedWalBytes();
+  void heartbeatsKeepRetainedWalBoundedWhileTheOutboxIsIdle(
+      KafkaBroker kafka, TestDatabase db, PostgresServer postgres) throws Exception {
+    // The relay without heartbeats gets a database of its own: the other relay's heartbeat rows
+    // would otherwise reach it and move its slot too.
+    try (TestDatabase quiet = postgres.createDatabase("slot_quiet")) {
+      OutboxFixture beating =
+          new OutboxFixture(kafka, db).with(OutboxRelayConfig.HEARTBEAT_MS, "500");
+      OutboxFixture silent =
+          new OutboxFixture(kafka, quiet).with(OutboxRelayConfig.HEARTBEAT_MS, "0");
+      try (OutboxRelay withHeartbeats =
+              OutboxRelay.start(beating.settings, new SimpleMeterRegistry(), Clock.systemUTC());
+          OutboxRelay withoutHeartbeats =
+              OutboxRelay.start(silent.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+        assertThat(withHeartbeats.awaitStreaming(Duration.ofSeconds(60))).isTrue();
+        assertThat(withoutHeartbeats.awaitStreaming(Duration.ofSeconds(60))).isTrue();
+        long before = withHeartbeats.retainedWalBytes();
 
-      // Busy elsewhere: about 20 MiB of WAL from a table outside the publication.
-      try (Connection c = db.connection();
-          Statement s = c.createStatement()) {
-        s.execute("CREATE TABLE IF NOT EXISTS unrelated_work (id bigserial PRIMARY KEY, pad text)");
-        s.execute(
-            "INSERT INTO unrelated_work (pad) SELECT repeat('x', 300) FROM generate_series(1, 60000)");
+        // Busy elsewhere: about 20 MiB of WAL from a table outside both publications.
+        try (Connection c = db.connection();
+            Statement s = c.createStatement()) {
+          s.execute(
+              "CREATE TABLE IF NOT EXISTS unrelated_work (id bigserial PRIMARY KEY, pad text)");
+          s.execute(
+              "INSERT INTO unrelated_work (pad) SELECT repeat('x', 300) FROM generate_series(1, 60000)");
+        }
+
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(250))
+            .until(() -> withHeartbeats.retainedWalBytes() < MIB);
+        long after = withHeartbeats.retainedWalBytes();
+        long silentRetained = withoutHeartbeats.retainedWalBytes();
+        LOG.info(
+            "retained WAL: before {} B; after 20 MiB elsewhere: {} B with heartbeats, {} B without",
+            before,
+            after,
+            silentRetained);
+        assertThat(silentRetained)
+            .as("without heartbeats the slot pins the new WAL")
+            .isGreaterThan(15 * MIB);
       }
-      long silentRetained = withoutHeartbeats.retainedWalBytes();
-      assertThat(silentRetained)
-          .as("without heartbeats the slot pins the new WAL")
-          .isGreaterThan(15 * MIB);
-
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(250))
-          .until(() -> withHeartbeats.retainedWalBytes() < MIB);
-      long after = withHeartbeats.retainedWalBytes();
-      LOG.info(
-          "retained WAL: before {} B; after 20 MiB elsewhere: {} B with heartbeats, {} B without",
-          before,
-          after,
-          withoutHeartbeats.retainedWalBytes());
-      assertThat(withoutHeartbeats.retainedWalBytes()).isGreaterThan(15 * MIB);
     }
   }
 }
