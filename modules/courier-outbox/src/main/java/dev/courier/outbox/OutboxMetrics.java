@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The relay's meters. Prometheus names: {@code courier_outbox_events_relayed_total}, {@code
  * courier_outbox_batches_total}, {@code courier_outbox_dead_lettered_total}, {@code
- * courier_outbox_commit_to_ack_seconds} (histogram), {@code
+ * courier_outbox_resent_total}, {@code courier_outbox_commit_to_ack_seconds} (histogram), {@code
  * courier_outbox_last_event_timestamp_seconds}, {@code courier_outbox_engine_running}, {@code
  * courier_outbox_slot_retained_wal_bytes}.
  */
@@ -18,6 +18,7 @@ final class OutboxMetrics {
   final Counter relayed;
   final Counter batches;
   final Counter deadLettered;
+  final Counter resent;
   final Timer commitToAck;
   final AtomicLong lastEventMillis = new AtomicLong();
   final AtomicLong running = new AtomicLong();
@@ -38,11 +39,17 @@ final class OutboxMetrics {
             .tag("relay", relay)
             .description("Invalid rows sent to the outbox dead-letter topic.")
             .register(registry);
+    resent =
+        Counter.builder("courier.outbox.resent")
+            .tag("relay", relay)
+            .description("Events sent again because Kafka did not acknowledge them in time.")
+            .register(registry);
     commitToAck =
         Timer.builder("courier.outbox.commit.to.ack")
             .tag("relay", relay)
             .description("From the outbox row's commit to Kafka's acknowledgement.")
             .publishPercentileHistogram()
+            .publishPercentiles(0.5, 0.99)
             .minimumExpectedValue(Duration.ofMillis(1))
             .maximumExpectedValue(Duration.ofSeconds(60))
             .register(registry);

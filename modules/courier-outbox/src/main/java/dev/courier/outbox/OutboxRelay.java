@@ -209,6 +209,10 @@ public final class OutboxRelay implements AutoCloseable {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+    int delivery = config.getInt(OutboxRelayConfig.DELIVERY_TIMEOUT_MS);
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, delivery);
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(30_000, delivery - 1_000));
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, delivery);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, config.getString(OutboxRelayConfig.NAME));
     return p;
   }

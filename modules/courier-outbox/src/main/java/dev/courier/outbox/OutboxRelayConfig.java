@@ -27,6 +27,8 @@ public final class OutboxRelayConfig extends AbstractConfig {
   public static final String HEARTBEAT_MS = "outbox.heartbeat.interval.ms";
   public static final String INVALID_ROW_POLICY = "outbox.invalid.row.policy";
   public static final String MAX_BATCH = "outbox.max.batch.size";
+  public static final String DELIVERY_TIMEOUT_MS = "outbox.delivery.timeout.ms";
+  public static final String POLL_INTERVAL_MS = "outbox.poll.interval.ms";
 
   private static final ConfigDef CONFIG =
       new ConfigDef()
@@ -121,6 +123,22 @@ public final class OutboxRelayConfig extends AbstractConfig {
               "What to do with a row that cannot be published (no aggregate id, too large): 'fail'"
                   + " stops the relay naming the row, nothing skipped; 'dead-letter' sends the raw"
                   + " row with the reason to <prefix>.outbox.dlt and goes on.")
+          .define(
+              DELIVERY_TIMEOUT_MS,
+              Type.INT,
+              120_000,
+              Range.atLeast(2_000),
+              Importance.LOW,
+              "How long the producer tries one send before the relay sends it again (Kafka's"
+                  + " delivery.timeout.ms); the relay itself never gives up on a committed event.")
+          .define(
+              POLL_INTERVAL_MS,
+              Type.INT,
+              20,
+              Range.atLeast(1),
+              Importance.LOW,
+              "Longest wait for more changes before a batch is relayed (Debezium's"
+                  + " poll.interval.ms): lower means less latency per event.")
           .define(
               MAX_BATCH,
               Type.INT,

@@ -16,7 +16,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,11 +83,20 @@ final class RelayBatchHandler
     while (!pending.isEmpty()) {
       List<Future<RecordMetadata>> acks = new ArrayList<>(pending.size());
       for (RowRouter.Publish event : pending) {
-        acks.add(producer.send(event.record()));
+        try {
+          acks.add(producer.send(event.record()));
+        } catch (RetriableException e) {
+          // No metadata within max.block.ms: Kafka is away. This one and the rest go again later.
+          break;
+        }
       }
       List<RowRouter.Publish> again = new ArrayList<>();
       for (int i = 0; i < pending.size(); i++) {
         RowRouter.Publish event = pending.get(i);
+        if (i >= acks.size()) {
+          again.add(event);
+          continue;
+        }
         try {
           acks.get(i).get();
           metrics.relayed.increment();
@@ -106,7 +114,7 @@ final class RelayBatchHandler
                         + cause.getMessage(),
                     event.eventId(),
                     event.record().value()));
-          } else if (cause instanceof RetriableException || cause instanceof TimeoutException) {
+          } else if (cause instanceof RetriableException) {
             again.add(event);
           } else {
             throw new IllegalStateException(
@@ -116,6 +124,7 @@ final class RelayBatchHandler
       }
       if (!again.isEmpty()) {
         LOG.warn("Kafka did not acknowledge {} events in time; sending them again", again.size());
+        metrics.resent.increment(again.size());
         Thread.sleep(RESEND_PAUSE.toMillis()); // an outage: give the broker a moment, then resend
       }
       pending = again;

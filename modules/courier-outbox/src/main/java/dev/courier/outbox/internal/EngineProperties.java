@@ -31,6 +31,10 @@ public final class EngineProperties {
     p.setProperty("tombstones.on.delete", "false");
     p.setProperty("extended.headers.enabled", "false");
     p.setProperty("max.batch.size", String.valueOf(config.getInt(OutboxRelayConfig.MAX_BATCH)));
+    // Debezium waits up to poll.interval.ms (500 ms by default) for a batch to fill; an outbox
+    // wants each commit out quickly, and a full batch is handed over at once anyway.
+    p.setProperty(
+        "poll.interval.ms", String.valueOf(config.getInt(OutboxRelayConfig.POLL_INTERVAL_MS)));
     int heartbeat = config.getInt(OutboxRelayConfig.HEARTBEAT_MS);
     if (heartbeat > 0) {
       p.setProperty("heartbeat.interval.ms", String.valueOf(heartbeat));
