@@ -24,6 +24,23 @@ public interface KafkaBroker {
   /** Human-readable description, e.g. {@code embedded Kafka 4.3.1 (KRaft, combined node)}. */
   String describe();
 
+  /**
+   * Freezes the broker for an outage test: connections stay open but nothing is answered until
+   * {@link #resume()}. Available on the Testcontainers backend (the container is paused).
+   *
+   * @throws UnsupportedOperationException on the embedded backend
+   */
+  default void pause() {
+    throw new UnsupportedOperationException(
+        "pausing the broker needs the Testcontainers backend (-Dcourier.infra=testcontainers)");
+  }
+
+  /** Lets a paused broker answer again. */
+  default void resume() {
+    throw new UnsupportedOperationException(
+        "pausing the broker needs the Testcontainers backend (-Dcourier.infra=testcontainers)");
+  }
+
   /** Creates a topic with replication factor 1 and waits until the broker confirms it. */
   default void createTopic(String name, int partitions) {
     createTopic(name, partitions, Map.of());

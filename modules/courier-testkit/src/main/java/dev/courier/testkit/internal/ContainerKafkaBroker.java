@@ -2,6 +2,7 @@ package dev.courier.testkit.internal;
 
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.InfraStartupException;
+import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.Network;
 import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.utility.DockerImageName;
@@ -59,6 +60,16 @@ final class ContainerKafkaBroker extends ManagedKafka {
   @Override
   public String describe() {
     return "Kafka container " + image + " at " + bootstrapServers();
+  }
+
+  @Override
+  public void pause() {
+    DockerClientFactory.instance().client().pauseContainerCmd(container.getContainerId()).exec();
+  }
+
+  @Override
+  public void resume() {
+    DockerClientFactory.instance().client().unpauseContainerCmd(container.getContainerId()).exec();
   }
 
   /**
