@@ -17,7 +17,6 @@ import io.debezium.engine.format.ChangeEventFormat;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -26,7 +25,6 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -318,20 +316,11 @@ public final class OutboxPipelineBenchmark {
   }
 
   private static Map<String, String> relaySettings(KafkaBroker kafka, TestDatabase db) {
-    URI jdbc = URI.create(db.jdbcUrl().substring("jdbc:".length()));
-    String prefix = UniqueNames.topic("bench").replace('-', '_');
-    Map<String, String> s = new HashMap<>();
-    s.put(OutboxRelayConfig.NAME, prefix + "-relay");
-    s.put(OutboxRelayConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-    s.put(OutboxRelayConfig.DB_HOST, jdbc.getHost());
-    s.put(OutboxRelayConfig.DB_PORT, String.valueOf(jdbc.getPort()));
-    s.put(OutboxRelayConfig.DB_NAME, db.name());
-    s.put(OutboxRelayConfig.DB_USER, db.username());
-    s.put(OutboxRelayConfig.DB_PASSWORD, db.password());
-    s.put(OutboxRelayConfig.TOPIC_PREFIX, prefix);
-    s.put(OutboxRelayConfig.SLOT, UniqueNames.slot("bench"));
-    s.put(OutboxRelayConfig.PUBLICATION, UniqueNames.slot("bench_pub"));
-    s.put(OutboxRelayConfig.OFFSET_TOPIC, prefix + ".offsets");
-    return s;
+    return OutboxRelayConfig.settings(
+        kafka.bootstrapServers(),
+        db.jdbcUrl(),
+        db.username(),
+        db.password(),
+        UniqueNames.topic("bench").replace('-', '_'));
   }
 }

@@ -1,5 +1,7 @@
 package dev.courier.outbox;
 
+import java.net.URI;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -7,6 +9,7 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.ValidString;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 
 /** Settings of the {@link OutboxRelay}, declared once with default, validator and doc. */
@@ -149,6 +152,32 @@ public final class OutboxRelayConfig extends AbstractConfig {
 
   public OutboxRelayConfig(Map<String, ?> originals) {
     super(CONFIG, originals, false);
+  }
+
+  /**
+   * Settings for a relay named after {@code prefix} (topics {@code <prefix>.<aggregatetype>}, slot
+   * {@code <prefix>_slot}, publication {@code <prefix>_pub}, offsets {@code <prefix>.offsets}) on
+   * the database of a JDBC URL such as {@code jdbc:postgresql://db:5432/app}.
+   */
+  public static Map<String, String> settings(
+      String bootstrapServers, String jdbcUrl, String user, String password, String prefix) {
+    if (!jdbcUrl.startsWith("jdbc:postgresql://")) {
+      throw new ConfigException(DB_HOST, jdbcUrl, "not a jdbc:postgresql:// URL");
+    }
+    URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
+    Map<String, String> settings = new HashMap<>();
+    settings.put(NAME, prefix + "-relay");
+    settings.put(BOOTSTRAP_SERVERS, bootstrapServers);
+    settings.put(DB_HOST, uri.getHost());
+    settings.put(DB_PORT, String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()));
+    settings.put(DB_NAME, uri.getPath().substring(1));
+    settings.put(DB_USER, user);
+    settings.put(DB_PASSWORD, password);
+    settings.put(TOPIC_PREFIX, prefix);
+    settings.put(SLOT, prefix + "_slot");
+    settings.put(PUBLICATION, prefix + "_pub");
+    settings.put(OFFSET_TOPIC, prefix + ".offsets");
+    return settings;
   }
 
   public static ConfigDef configDef() {

@@ -1,11 +1,10 @@
 package dev.courier.outbox;
 
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.Polling;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
-import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,18 +19,9 @@ final class OutboxFixture {
   final Map<String, String> settings = new HashMap<>();
 
   OutboxFixture(KafkaBroker kafka, TestDatabase db) {
-    URI jdbc = URI.create(db.jdbcUrl().substring("jdbc:".length()));
-    settings.put(OutboxRelayConfig.NAME, prefix + "-relay");
-    settings.put(OutboxRelayConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-    settings.put(OutboxRelayConfig.DB_HOST, jdbc.getHost());
-    settings.put(OutboxRelayConfig.DB_PORT, String.valueOf(jdbc.getPort()));
-    settings.put(OutboxRelayConfig.DB_NAME, db.name());
-    settings.put(OutboxRelayConfig.DB_USER, db.username());
-    settings.put(OutboxRelayConfig.DB_PASSWORD, db.password());
-    settings.put(OutboxRelayConfig.TOPIC_PREFIX, prefix);
-    settings.put(OutboxRelayConfig.SLOT, UniqueNames.slot("outbox"));
-    settings.put(OutboxRelayConfig.PUBLICATION, UniqueNames.slot("outbox_pub"));
-    settings.put(OutboxRelayConfig.OFFSET_TOPIC, prefix + ".offsets");
+    settings.putAll(
+        OutboxRelayConfig.settings(
+            kafka.bootstrapServers(), db.jdbcUrl(), db.username(), db.password(), prefix));
   }
 
   OutboxFixture with(String key, String value) {
@@ -52,19 +42,14 @@ final class OutboxFixture {
   /** Reads a topic from the start until {@code count} records or the timeout. */
   static List<ConsumerRecord<String, String>> read(
       KafkaBroker kafka, String topic, int count, Duration timeout) {
-    List<ConsumerRecord<String, String>> records = new ArrayList<>();
     try (KafkaConsumer<String, String> consumer =
         new KafkaConsumer<>(
             kafka.consumerConfig(UniqueNames.group("reader")),
             new StringDeserializer(),
             new StringDeserializer())) {
       consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (records.size() < count && System.nanoTime() < deadline) {
-        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-      }
+      return Polling.pollUntil(consumer, count, timeout);
     }
-    return records;
   }
 
   static String header(ConsumerRecord<?, ?> record, String name) {
