@@ -1,0 +1,39 @@
+package dev.courier.backpressure;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+
+/**
+ * Watches consumer groups: each tick reads committed and log-end offsets with batched Admin
+ * requests, the age of the oldest unconsumed record of every lagging partition, updates rates and
+ * Burrow-style status over the window, and publishes Prometheus meters.
+ */
+public interface LagMonitor extends BacklogSignals, AutoCloseable {
+
+  /**
+   * A monitor with its own Admin client and age reader; call {@link #start()} or {@link #tick()}.
+   */
+  static LagMonitor create(MonitorConfig config, MeterRegistry registry, Clock clock) {
+    return new DefaultLagMonitor(config, registry, clock);
+  }
+
+  /** Samples once now and returns what it saw (also what {@link #latest()} returns afterwards). */
+  LagSnapshot tick();
+
+  /** The last completed tick, or {@link LagSnapshot#EMPTY} before the first. */
+  LagSnapshot latest();
+
+  /** Ticks every {@code monitor.tick.interval.ms} on a background thread until closed. */
+  void start();
+
+  /** True while ticks succeed; false after a failed tick, until the next successful one. */
+  boolean healthy();
+
+  @Override
+  default java.util.Optional<GroupLag> group(String group) {
+    return latest().group(group);
+  }
+
+  @Override
+  void close();
+}

@@ -1,0 +1,184 @@
+package dev.courier.backpressure;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.ValidString;
+import org.apache.kafka.common.config.ConfigException;
+
+/** Settings of the {@link LagMonitor}, declared once with default, validator and doc. */
+public final class MonitorConfig extends AbstractConfig {
+
+  public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+  public static final String GROUPS = "monitor.groups";
+  public static final String GROUPS_EXCLUDE = "monitor.groups.exclude.pattern";
+  public static final String TICK_MS = "monitor.tick.interval.ms";
+  public static final String WINDOW_MS = "monitor.window.ms";
+  public static final String AGE_MODE = "monitor.oldest.age.mode";
+  public static final String AGE_READ_TIMEOUT_MS = "monitor.oldest.age.read.timeout.ms";
+  public static final String AGE_CACHE_MS = "monitor.oldest.age.cache.ms";
+  public static final String UNCOMMITTED_RESET = "monitor.uncommitted.offset.reset";
+  public static final String HTTP_PORT = "monitor.http.port";
+  public static final String CLIENT_PREFIX = "kafka.";
+
+  private static final ConfigDef CONFIG =
+      new ConfigDef()
+          .define(
+              BOOTSTRAP_SERVERS,
+              Type.STRING,
+              ConfigDef.NO_DEFAULT_VALUE,
+              new ConfigDef.NonEmptyString(),
+              Importance.HIGH,
+              "Kafka cluster to watch. Other client settings (security, timeouts) are passed with"
+                  + " the prefix 'kafka.', e.g. kafka.security.protocol.")
+          .define(
+              GROUPS,
+              Type.LIST,
+              List.of(),
+              Importance.HIGH,
+              "Consumer groups to watch; empty watches every consumer group the cluster lists.")
+          .define(
+              GROUPS_EXCLUDE,
+              Type.STRING,
+              "",
+              (name, value) -> {
+                try {
+                  Pattern.compile((String) value);
+                } catch (PatternSyntaxException e) {
+                  throw new ConfigException(
+                      name, value, "not a regular expression: " + e.getDescription());
+                }
+              },
+              Importance.LOW,
+              "Regular expression of group ids to leave out when watching every group.")
+          .define(
+              TICK_MS,
+              Type.LONG,
+              5_000L,
+              Range.atLeast(100),
+              Importance.MEDIUM,
+              "How often offsets are sampled.")
+          .define(
+              WINDOW_MS,
+              Type.LONG,
+              120_000L,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "Sliding window for rates and status; a partition with lag whose committed offset"
+                  + " has not moved for longer is STOP (no owner) or STALL (owned). Must span at"
+                  + " least two ticks.")
+          .define(
+              AGE_MODE,
+              Type.STRING,
+              "exact",
+              ValidString.in("exact", "estimate"),
+              Importance.MEDIUM,
+              "'exact' reads the record at each committed offset for its timestamp (one fetch"
+                  + " per partition and distinct offset, batched per tick, cached); 'estimate'"
+                  + " interpolates between sampled (log-end offset, time) points like"
+                  + " kafka-lag-exporter, for very large fleets, and labels the figure an estimate.")
+          .define(
+              AGE_READ_TIMEOUT_MS,
+              Type.LONG,
+              2_000L,
+              Range.atLeast(10),
+              Importance.LOW,
+              "Longest a tick waits for the records at the committed offsets; partitions not read"
+                  + " in time keep their previous age and are logged.")
+          .define(
+              AGE_CACHE_MS,
+              Type.LONG,
+              30_000L,
+              Range.atLeast(0),
+              Importance.LOW,
+              "How long the timestamp read at a committed offset is reused while the group stays"
+                  + " there. Timestamps never change, but retention or compaction can delete the"
+                  + " record: the age follows the next available record within this time (0 reads"
+                  + " every tick).")
+          .define(
+              UNCOMMITTED_RESET,
+              Type.STRING,
+              "latest",
+              ValidString.in("earliest", "latest"),
+              Importance.MEDIUM,
+              "The auto.offset.reset of the watched groups, used for partitions a group owns but"
+                  + " has never committed: 'earliest' counts the whole retained log as lag.")
+          .define(
+              HTTP_PORT,
+              Type.INT,
+              9464,
+              Range.between(0, 65535),
+              Importance.MEDIUM,
+              "Port of /metrics, /v1/groups and /health in the monitor service (0 picks a free"
+                  + " port).");
+
+  public MonitorConfig(Map<String, ?> originals) {
+    super(CONFIG, originals, false);
+    if (window().compareTo(tickInterval().multipliedBy(2)) < 0) {
+      throw new ConfigException(
+          WINDOW_MS,
+          getLong(WINDOW_MS),
+          "must span at least two ticks (" + TICK_MS + "=" + getLong(TICK_MS) + ")");
+    }
+  }
+
+  public static ConfigDef configDef() {
+    return new ConfigDef(CONFIG);
+  }
+
+  public String bootstrapServers() {
+    return getString(BOOTSTRAP_SERVERS);
+  }
+
+  public List<String> groups() {
+    return getList(GROUPS);
+  }
+
+  public Pattern excludePattern() {
+    String regex = getString(GROUPS_EXCLUDE);
+    return regex.isEmpty() ? null : Pattern.compile(regex);
+  }
+
+  public Duration tickInterval() {
+    return Duration.ofMillis(getLong(TICK_MS));
+  }
+
+  public Duration window() {
+    return Duration.ofMillis(getLong(WINDOW_MS));
+  }
+
+  public boolean estimateAge() {
+    return "estimate".equals(getString(AGE_MODE));
+  }
+
+  public Duration ageReadTimeout() {
+    return Duration.ofMillis(getLong(AGE_READ_TIMEOUT_MS));
+  }
+
+  public Duration ageCacheTtl() {
+    return Duration.ofMillis(getLong(AGE_CACHE_MS));
+  }
+
+  public boolean uncommittedFromEarliest() {
+    return "earliest".equals(getString(UNCOMMITTED_RESET));
+  }
+
+  public int httpPort() {
+    return getInt(HTTP_PORT);
+  }
+
+  /** Client settings for the monitor's own Admin client and age reader. */
+  public Map<String, Object> clientConfig() {
+    Map<String, Object> config = new HashMap<>(originalsWithPrefix(CLIENT_PREFIX));
+    config.put("bootstrap.servers", bootstrapServers());
+    return config;
+  }
+}

@@ -1,0 +1,42 @@
+package dev.courier.backpressure;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One partition of one group at one tick. {@code committedOffset} is -1 when the group has not
+ * committed on the partition (lag then follows the group's {@code auto.offset.reset}); {@code
+ * oldestAge} is the age of the oldest record the group has not completed (zero when caught up),
+ * exact unless {@code ageEstimated}; member fields are {@code "-"} when no member owns it, as in
+ * {@code kafka-consumer-groups --describe}.
+ */
+public record PartitionLag(
+    String group,
+    String topic,
+    int partition,
+    long committedOffset,
+    long logEndOffset,
+    long lag,
+    Duration oldestAge,
+    boolean ageEstimated,
+    String consumerId,
+    String host,
+    String clientId,
+    Rates rates,
+    Verdict verdict) {
+
+  public PartitionLag {
+    Objects.requireNonNull(group, "group");
+    Objects.requireNonNull(topic, "topic");
+    Objects.requireNonNull(oldestAge, "oldestAge");
+    Objects.requireNonNull(rates, "rates");
+    Objects.requireNonNull(verdict, "verdict");
+    if (lag < 0) {
+      throw new IllegalArgumentException("lag must be >= 0, got " + lag);
+    }
+  }
+
+  public boolean owned() {
+    return !"-".equals(consumerId);
+  }
+}
