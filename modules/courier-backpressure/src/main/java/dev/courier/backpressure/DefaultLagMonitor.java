@@ -36,7 +36,12 @@ final class DefaultLagMonitor implements LagMonitor {
 
   private record Key(String group, TopicPartition partition) {}
 
+  /** The timestamp last read for a group's position; reused while fresh and unchanged. */
+  private record AgeMemo(long position, long timestamp, Instant readAt) {}
+
   private final MonitorConfig config;
+  private final boolean estimate;
+  private final boolean fromEarliest;
   private final Clock clock;
   private final Admin admin;
   private final OffsetCollector collector;
@@ -44,7 +49,7 @@ final class DefaultLagMonitor implements LagMonitor {
   private final StatusEvaluator evaluator;
   private final MonitorMetrics metrics;
   private final Map<Key, PartitionWindow> windows = new HashMap<>();
-  private final Map<Key, Duration> lastAges = new HashMap<>();
+  private final Map<Key, AgeMemo> memos = new HashMap<>();
   private final Map<TopicPartition, OffsetTimeTable> tables = new HashMap<>();
   private volatile LagSnapshot latest = LagSnapshot.EMPTY;
   private volatile boolean healthy = true;
@@ -52,24 +57,21 @@ final class DefaultLagMonitor implements LagMonitor {
 
   DefaultLagMonitor(MonitorConfig config, MeterRegistry registry, Clock clock) {
     this.config = config;
+    this.estimate = config.estimateAge();
+    this.fromEarliest = config.uncommittedFromEarliest();
     this.clock = clock;
     Map<String, Object> client = config.clientConfig();
     client.putIfAbsent("client.id", "courier-monitor-admin");
+    // Admin describes a classic group by trying the KIP-848 API first and retrying with the
+    // classic one after retry.backoff.ms: at the default 100 ms that wait dominated every tick.
+    client.putIfAbsent("retry.backoff.ms", 10);
     this.admin = Admin.create(client);
     Duration timeout = config.tickInterval().multipliedBy(2).plusSeconds(10);
     this.collector =
-        new OffsetCollector(
-            admin,
-            config.groups(),
-            config.excludePattern(),
-            config.uncommittedFromEarliest(),
-            timeout);
-    this.reader =
-        config.estimateAge()
-            ? null
-            : new OldestRecordReader(config.clientConfig(), clock, config.ageCacheTtl());
+        new OffsetCollector(admin, config.groups(), config.excludePattern(), fromEarliest, timeout);
+    this.reader = estimate ? null : new OldestRecordReader(config.clientConfig());
     this.evaluator = new StatusEvaluator(config.window());
-    this.metrics = new MonitorMetrics(registry, config.estimateAge() ? "estimate" : "exact");
+    this.metrics = new MonitorMetrics(registry, estimate ? "estimate" : "exact");
   }
 
   @Override
@@ -81,27 +83,29 @@ final class DefaultLagMonitor implements LagMonitor {
       ClusterOffsets offsets = collector.collect();
       Instant now = clock.instant();
       offsets.logEndOffsets().forEach((tp, end) -> table(tp).add(end, now));
-      Map<Key, Long> agePositions = agePositions(offsets);
-      Map<Position, Long> timestamps = readTimestamps(agePositions, offsets.logEndOffsets());
+      Map<String, Set<TopicPartition>> partitionsByGroup = new HashMap<>();
+      offsets.groups().forEach((g, go) -> partitionsByGroup.put(g, partitionsOf(go)));
+      Map<Key, Long> agePositions = agePositions(offsets, partitionsByGroup);
+      readTimestamps(agePositions, offsets.logEndOffsets(), now);
       Map<String, GroupLag> groups = new HashMap<>();
       Set<Key> seen = new HashSet<>();
       for (GroupOffsets g : offsets.groups().values()) {
         List<PartitionLag> parts = new ArrayList<>();
-        for (TopicPartition tp : partitionsOf(g)) {
+        for (TopicPartition tp : partitionsByGroup.get(g.group())) {
           Long end = offsets.logEndOffsets().get(tp);
           if (end == null) {
             continue;
           }
           Key key = new Key(g.group(), tp);
           seen.add(key);
-          parts.add(partition(key, g, end, offsets, agePositions.get(key), timestamps, now));
+          parts.add(partition(key, g, end, offsets, agePositions.get(key), now));
         }
         parts.sort(
             Comparator.comparing(PartitionLag::topic).thenComparing(PartitionLag::partition));
         groups.put(g.group(), GroupLag.of(g.group(), g.state(), g.members(), parts));
       }
       windows.keySet().retainAll(seen);
-      lastAges.keySet().retainAll(seen);
+      memos.keySet().retainAll(seen);
       tables.keySet().retainAll(offsets.logEndOffsets().keySet());
       long adminRequests =
           MetricSums.requestTotal(admin.metrics(), "admin-client-metrics") - adminBefore;
@@ -115,6 +119,7 @@ final class DefaultLagMonitor implements LagMonitor {
               groups);
       healthy = true;
       metrics.publish(latest);
+      metrics.recordTick(Duration.ofNanos(System.nanoTime() - started));
       return latest;
     } catch (RuntimeException e) {
       healthy = false;
@@ -124,24 +129,18 @@ final class DefaultLagMonitor implements LagMonitor {
   }
 
   private PartitionLag partition(
-      Key key,
-      GroupOffsets g,
-      long end,
-      ClusterOffsets offsets,
-      Long agePosition,
-      Map<Position, Long> timestamps,
-      Instant now) {
+      Key key, GroupOffsets g, long end, ClusterOffsets offsets, Long agePosition, Instant now) {
     TopicPartition tp = key.partition();
     Long committed = g.committed().get(tp);
     long lag;
     if (committed != null) {
       lag = Math.max(0, end - committed);
-    } else if (config.uncommittedFromEarliest()) {
+    } else if (fromEarliest) {
       lag = Math.max(0, end - offsets.logStartOffsets().getOrDefault(tp, end));
     } else {
       lag = 0;
     }
-    Duration age = age(key, lag, agePosition, timestamps, now);
+    Duration age = age(key, lag, agePosition, now);
     PartitionWindow window =
         windows.computeIfAbsent(key, k -> new PartitionWindow(config.window()));
     window.add(new OffsetSample(now, committed == null ? -1 : committed, end, lag));
@@ -156,7 +155,7 @@ final class DefaultLagMonitor implements LagMonitor {
         end,
         lag,
         age,
-        config.estimateAge(),
+        estimate,
         owner.consumerId(),
         owner.host(),
         owner.clientId(),
@@ -164,39 +163,35 @@ final class DefaultLagMonitor implements LagMonitor {
         verdict);
   }
 
-  private Duration age(
-      Key key, long lag, Long position, Map<Position, Long> timestamps, Instant now) {
-    Duration age;
+  private Duration age(Key key, long lag, Long position, Instant now) {
     if (lag == 0 || position == null) {
-      age = Duration.ZERO;
-    } else if (reader == null) {
-      age = nonNegative(Duration.between(table(key.partition()).producedAt(position), now));
-    } else {
-      Long timestamp = timestamps.get(new Position(key.partition(), position));
-      if (timestamp == null) {
-        LOG.debug("no record read in time for {} at {}; keeping the last age", key, position);
-        age = lastAges.getOrDefault(key, Duration.ZERO);
-      } else if (timestamp == OldestRecordReader.NOTHING_WAITING) {
-        age = Duration.ZERO;
-      } else {
-        age = nonNegative(Duration.between(Instant.ofEpochMilli(timestamp), now));
-      }
+      return Duration.ZERO;
     }
-    lastAges.put(key, age);
-    return age;
+    if (reader == null) {
+      return nonNegative(Duration.between(table(key.partition()).producedAt(position), now));
+    }
+    AgeMemo memo = memos.get(key);
+    if (memo == null) {
+      LOG.debug("no record read in time for {} at {}", key, position);
+      return Duration.ZERO;
+    }
+    if (memo.timestamp() == OldestRecordReader.NOTHING_WAITING) {
+      return Duration.ZERO;
+    }
+    // A memo of an older position (the read timed out) overstates the age slightly, never hides it.
+    return nonNegative(Duration.between(Instant.ofEpochMilli(memo.timestamp()), now));
   }
 
   /** Where each lagging partition's oldest unconsumed record sits, per group. */
-  private Map<Key, Long> agePositions(ClusterOffsets offsets) {
+  private Map<Key, Long> agePositions(
+      ClusterOffsets offsets, Map<String, Set<TopicPartition>> partitionsByGroup) {
     Map<Key, Long> positions = new HashMap<>();
     for (GroupOffsets g : offsets.groups().values()) {
-      for (TopicPartition tp : partitionsOf(g)) {
+      for (TopicPartition tp : partitionsByGroup.get(g.group())) {
         Long end = offsets.logEndOffsets().get(tp);
         Long committed = g.committed().get(tp);
         Long position =
-            committed != null
-                ? committed
-                : config.uncommittedFromEarliest() ? offsets.logStartOffsets().get(tp) : end;
+            committed != null ? committed : fromEarliest ? offsets.logStartOffsets().get(tp) : end;
         if (end != null && position != null && position < end) {
           positions.put(new Key(g.group(), tp), position);
         }
@@ -205,14 +200,38 @@ final class DefaultLagMonitor implements LagMonitor {
     return positions;
   }
 
-  private Map<Position, Long> readTimestamps(
-      Map<Key, Long> positions, Map<TopicPartition, Long> ends) {
+  /**
+   * Reads the timestamps of positions not read before (or read longer ago than the cache time:
+   * retention may have deleted the record since), each distinct position once for all groups.
+   */
+  private void readTimestamps(
+      Map<Key, Long> positions, Map<TopicPartition, Long> ends, Instant now) {
     if (reader == null || positions.isEmpty()) {
-      return Map.of();
+      return;
     }
-    Set<Position> wanted = new HashSet<>();
-    positions.forEach((key, offset) -> wanted.add(new Position(key.partition(), offset)));
-    return reader.read(wanted, ends, config.ageReadTimeout());
+    Duration ttl = config.ageCacheTtl();
+    Map<Key, Position> stale = new HashMap<>();
+    positions.forEach(
+        (key, offset) -> {
+          AgeMemo memo = memos.get(key);
+          if (memo == null
+              || memo.position() != offset
+              || Duration.between(memo.readAt(), now).compareTo(ttl) >= 0) {
+            stale.put(key, new Position(key.partition(), offset));
+          }
+        });
+    if (stale.isEmpty()) {
+      return;
+    }
+    Map<Position, Long> read =
+        reader.read(new HashSet<>(stale.values()), ends, config.ageReadTimeout());
+    stale.forEach(
+        (key, position) -> {
+          Long timestamp = read.get(position);
+          if (timestamp != null) {
+            memos.put(key, new AgeMemo(position.offset(), timestamp, now));
+          }
+        });
   }
 
   private static Set<TopicPartition> partitionsOf(GroupOffsets g) {

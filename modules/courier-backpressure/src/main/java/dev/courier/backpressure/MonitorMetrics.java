@@ -2,16 +2,19 @@ package dev.courier.backpressure;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.MultiGauge;
-import io.micrometer.core.instrument.MultiGauge.Row;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The monitor's meters, named like kafka-lag-exporter's with Courier's prefix so dashboards carry
@@ -30,17 +33,17 @@ import java.util.concurrent.atomic.AtomicLong;
 final class MonitorMetrics implements AutoCloseable {
 
   private final MeterRegistry registry;
-  private final String method;
-  private final Map<String, MultiGauge> gauges = new HashMap<>();
   private final Timer tick;
   private final Counter failed;
   private final AtomicLong adminRequests = new AtomicLong();
   private final AtomicLong fetchRequests = new AtomicLong();
-  private final List<Gauge> plain = new ArrayList<>();
+  private final List<Meter> plain = new ArrayList<>();
+  private final GaugeFamily partitions;
+  private final GaugeFamily groups;
+  private final GaugeFamily topicPartitions;
 
   MonitorMetrics(MeterRegistry registry, String method) {
     this.registry = registry;
-    this.method = method;
     tick =
         Timer.builder("courier.monitor.tick")
             .description("Time of one monitor tick (Admin requests and age reads).")
@@ -49,6 +52,8 @@ final class MonitorMetrics implements AutoCloseable {
         Counter.builder("courier.monitor.failed.ticks")
             .description("Ticks that failed (the monitor reports unhealthy until one succeeds).")
             .register(registry);
+    plain.add(tick);
+    plain.add(failed);
     plain.add(
         Gauge.builder("courier.monitor.admin.requests", adminRequests, AtomicLong::get)
             .description("Requests the monitor's Admin client sent in the last tick.")
@@ -57,78 +62,152 @@ final class MonitorMetrics implements AutoCloseable {
         Gauge.builder("courier.monitor.fetch.requests", fetchRequests, AtomicLong::get)
             .description("Fetch requests the age reader sent in the last tick.")
             .register(registry));
+    partitions =
+        new GaugeFamily(
+            registry,
+            new String[] {
+              "courier.consumergroup.group.lag",
+              "courier.consumergroup.group.lag.seconds",
+              "courier.consumergroup.group.offset",
+              "courier.consumergroup.group.status"
+            },
+            new Tags[] {Tags.empty(), Tags.of("method", method), Tags.empty(), Tags.empty()});
+    groups =
+        new GaugeFamily(
+            registry,
+            new String[] {
+              "courier.consumergroup.group.sum.lag",
+              "courier.consumergroup.group.max.lag",
+              "courier.consumergroup.group.max.lag.seconds",
+              "courier.consumergroup.status",
+              "courier.consumergroup.lag.growth.rate",
+              "courier.consumergroup.commit.rate",
+              "courier.consumergroup.time.to.drain.seconds"
+            },
+            null);
+    topicPartitions =
+        new GaugeFamily(
+            registry,
+            new String[] {"courier.partition.latest.offset", "courier.partition.produce.rate"},
+            null);
+  }
+
+  /** The whole tick, publishing included. */
+  void recordTick(Duration duration) {
+    tick.record(duration);
   }
 
   void publish(LagSnapshot snapshot) {
-    tick.record(snapshot.tickDuration());
     adminRequests.set(snapshot.adminRequests());
     fetchRequests.set(snapshot.fetchRequests());
-    Map<String, List<Row<?>>> rows = new HashMap<>();
-    Map<String, Object[]> topicPartitions = new HashMap<>();
     for (GroupLag g : snapshot.groups().values()) {
-      Tags group = Tags.of("group", g.group());
-      add(rows, "courier.consumergroup.group.sum.lag", group, g.sumLag());
-      add(rows, "courier.consumergroup.group.max.lag", group, g.maxLag());
-      add(rows, "courier.consumergroup.group.max.lag.seconds", group, seconds(g.maxOldestAge()));
-      add(rows, "courier.consumergroup.status", group, g.verdict().status().code());
-      add(rows, "courier.consumergroup.lag.growth.rate", group, g.lagGrowthRate());
-      add(
-          rows,
-          "courier.consumergroup.commit.rate",
-          group,
-          g.partitions().stream().mapToDouble(p -> p.rates().commitRate()).sum());
-      add(
-          rows,
-          "courier.consumergroup.time.to.drain.seconds",
-          group,
-          g.timeToDrain().map(MonitorMetrics::seconds).orElse(Double.POSITIVE_INFINITY));
+      double commitRate = 0;
       for (PartitionLag p : g.partitions()) {
-        Tags tags =
-            Tags.of(
-                "group", p.group(), "topic", p.topic(), "partition", String.valueOf(p.partition()));
-        add(rows, "courier.consumergroup.group.lag", tags, p.lag());
-        add(
-            rows,
-            "courier.consumergroup.group.lag.seconds",
-            tags.and("method", method),
-            seconds(p.oldestAge()));
-        add(rows, "courier.consumergroup.group.offset", tags, p.committedOffset());
-        add(rows, "courier.consumergroup.group.status", tags, p.verdict().status().code());
-        topicPartitions.put(
-            p.topic() + "\u0000" + p.partition(),
-            new Object[] {p.topic(), p.partition(), p.logEndOffset(), p.rates().produceRate()});
+        commitRate += p.rates().commitRate();
+        String partition = String.valueOf(p.partition());
+        partitions.set(
+            List.of(p.group(), p.topic(), partition),
+            () -> Tags.of("group", p.group(), "topic", p.topic(), "partition", partition),
+            p.lag(),
+            seconds(p.oldestAge()),
+            p.committedOffset(),
+            p.verdict().status().code());
+        topicPartitions.set(
+            List.of(p.topic(), partition),
+            () -> Tags.of("topic", p.topic(), "partition", partition),
+            p.logEndOffset(),
+            p.rates().produceRate());
       }
+      groups.set(
+          g.group(),
+          () -> Tags.of("group", g.group()),
+          g.sumLag(),
+          g.maxLag(),
+          seconds(g.maxOldestAge()),
+          g.verdict().status().code(),
+          g.lagGrowthRate(),
+          commitRate,
+          g.timeToDrain().map(MonitorMetrics::seconds).orElse(Double.POSITIVE_INFINITY));
     }
-    for (Object[] tp : topicPartitions.values()) {
-      Tags tags = Tags.of("topic", (String) tp[0], "partition", String.valueOf(tp[1]));
-      add(rows, "courier.partition.latest.offset", tags, (Long) tp[2]);
-      add(rows, "courier.partition.produce.rate", tags, (Double) tp[3]);
-    }
-    gauges.keySet().forEach(name -> rows.putIfAbsent(name, List.of()));
-    rows.forEach((name, list) -> gauge(name).register(list, true));
+    partitions.removeUnset();
+    groups.removeUnset();
+    topicPartitions.removeUnset();
   }
 
   void failedTick() {
     failed.increment();
   }
 
-  private static void add(Map<String, List<Row<?>>> rows, String name, Tags tags, double value) {
-    rows.computeIfAbsent(name, n -> new ArrayList<>()).add(Row.of(tags, value));
-  }
-
-  private MultiGauge gauge(String name) {
-    return gauges.computeIfAbsent(name, n -> MultiGauge.builder(n).register(registry));
-  }
-
-  private static double seconds(java.time.Duration d) {
+  private static double seconds(Duration d) {
     return d.toNanos() / 1e9;
   }
 
   @Override
   public void close() {
-    gauges.values().forEach(g -> g.register(List.of(), true));
-    registry.remove(tick);
-    registry.remove(failed);
+    partitions.removeAll();
+    groups.removeAll();
+    topicPartitions.removeAll();
     plain.forEach(registry::remove);
+  }
+
+  /**
+   * Gauges that share label values, registered once per label set and updated in place: with
+   * 100,000 partition rows a tick, re-registering meters (MultiGauge) cost seconds.
+   */
+  private static final class GaugeFamily {
+    private final MeterRegistry registry;
+    private final String[] names;
+    private final Tags[] extra;
+    private final Map<Object, double[]> values = new HashMap<>();
+    private final Map<Object, List<Meter>> meters = new HashMap<>();
+    private final Set<Object> set = new HashSet<>();
+
+    GaugeFamily(MeterRegistry registry, String[] names, Tags[] extra) {
+      this.registry = registry;
+      this.names = names;
+      this.extra = extra;
+    }
+
+    /** Sets the row of {@code key}; its tags are built only when the row is new. */
+    void set(Object key, Supplier<Tags> newTags, double... row) {
+      double[] holder = values.get(key);
+      if (holder == null) {
+        Tags tags = newTags.get();
+        holder = new double[names.length];
+        List<Meter> registered = new ArrayList<>();
+        for (int i = 0; i < names.length; i++) {
+          int index = i;
+          registered.add(
+              Gauge.builder(names[i], holder, h -> h[index])
+                  .tags(extra == null ? tags : tags.and(extra[i]))
+                  .strongReference(true)
+                  .register(registry));
+        }
+        values.put(key, holder);
+        meters.put(key, registered);
+      }
+      System.arraycopy(row, 0, holder, 0, names.length);
+      set.add(key);
+    }
+
+    void removeUnset() {
+      meters
+          .entrySet()
+          .removeIf(
+              e -> {
+                if (set.contains(e.getKey())) {
+                  return false;
+                }
+                e.getValue().forEach(registry::remove);
+                values.remove(e.getKey());
+                return true;
+              });
+      set.clear();
+    }
+
+    void removeAll() {
+      set.clear();
+      removeUnset();
+    }
   }
 }

@@ -64,8 +64,10 @@ public final class StatusEvaluator {
     if (samples.size() < 2) {
       return new Verdict(Status.OK, "not enough samples yet");
     }
-    if (samples.stream().anyMatch(s -> s.lag() == 0)) {
-      return new Verdict(Status.OK, "lag was zero within the window");
+    for (OffsetSample s : samples) {
+      if (s.lag() == 0) {
+        return new Verdict(Status.OK, "lag was zero within the window");
+      }
     }
     if (last.lag() > first.lag() && last.committedOffset() > first.committedOffset()) {
       return new Verdict(

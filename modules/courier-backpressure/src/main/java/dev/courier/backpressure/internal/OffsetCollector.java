@@ -62,12 +62,15 @@ public final class OffsetCollector {
     if (groups.isEmpty()) {
       return new ClusterOffsets(Map.of(), Map.of(), Map.of());
     }
-    Map<String, ConsumerGroupDescription> descriptions =
-        await(admin.describeConsumerGroups(groups).all());
     Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
     groups.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec()));
-    Map<String, Map<TopicPartition, OffsetAndMetadata>> committed =
-        await(admin.listConsumerGroupOffsets(specs).all());
+    // Both in flight at once: they go to the same coordinators and do not depend on each other.
+    KafkaFuture<Map<String, ConsumerGroupDescription>> describing =
+        admin.describeConsumerGroups(groups).all();
+    KafkaFuture<Map<String, Map<TopicPartition, OffsetAndMetadata>>> fetching =
+        admin.listConsumerGroupOffsets(specs).all();
+    Map<String, ConsumerGroupDescription> descriptions = await(describing);
+    Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = await(fetching);
 
     Map<String, GroupOffsets> result = new HashMap<>();
     Set<TopicPartition> partitions = new HashSet<>();

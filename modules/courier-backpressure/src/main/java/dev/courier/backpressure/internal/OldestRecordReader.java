@@ -1,12 +1,9 @@
 package dev.courier.backpressure.internal;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,22 +30,11 @@ public final class OldestRecordReader implements AutoCloseable {
   public static final long NOTHING_WAITING = -1;
 
   private final KafkaConsumer<byte[], byte[]> consumer;
-  private final Clock clock;
-  private final Duration cacheTtl;
-  private final Map<Position, Cached> cache =
-      new LinkedHashMap<>(1024, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Position, Cached> eldest) {
-          return size() > 200_000;
-        }
-      };
 
   /** A partition and an offset in it. */
   public record Position(TopicPartition partition, long offset) {}
 
-  private record Cached(long timestamp, Instant readAt) {}
-
-  public OldestRecordReader(Map<String, Object> clientConfig, Clock clock, Duration cacheTtl) {
+  public OldestRecordReader(Map<String, Object> clientConfig) {
     Map<String, Object> config = new HashMap<>(clientConfig);
     config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
@@ -58,8 +44,6 @@ public final class OldestRecordReader implements AutoCloseable {
     config.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "courier-monitor-age-reader");
     config.remove(ConsumerConfig.GROUP_ID_CONFIG);
     this.consumer = new KafkaConsumer<>(config);
-    this.clock = clock;
-    this.cacheTtl = cacheTtl;
   }
 
   /**
@@ -70,30 +54,21 @@ public final class OldestRecordReader implements AutoCloseable {
       Set<Position> positions, Map<TopicPartition, Long> logEnds, Duration timeout) {
     Map<Position, Long> result = new HashMap<>();
     Map<TopicPartition, TreeSet<Long>> todo = new HashMap<>();
-    Instant now = clock.instant();
     for (Position p : positions) {
-      Cached cached = cache.get(p);
-      if (cached != null && Duration.between(cached.readAt(), now).compareTo(cacheTtl) < 0) {
-        result.put(p, cached.timestamp());
-      } else {
-        todo.computeIfAbsent(p.partition(), tp -> new TreeSet<>()).add(p.offset());
-      }
+      todo.computeIfAbsent(p.partition(), tp -> new TreeSet<>()).add(p.offset());
     }
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!todo.isEmpty() && System.nanoTime() < deadline) {
       Map<TopicPartition, Long> round = new HashMap<>();
       todo.forEach((tp, offsets) -> round.put(tp, offsets.pollFirst()));
       todo.values().removeIf(TreeSet::isEmpty);
-      readRound(round, logEnds, deadline, now).forEach(result::put);
+      result.putAll(readRound(round, logEnds, deadline));
     }
     return result;
   }
 
   private Map<Position, Long> readRound(
-      Map<TopicPartition, Long> round,
-      Map<TopicPartition, Long> logEnds,
-      long deadline,
-      Instant now) {
+      Map<TopicPartition, Long> round, Map<TopicPartition, Long> logEnds, long deadline) {
     Map<Position, Long> found = new HashMap<>();
     consumer.assign(round.keySet());
     consumer.resume(consumer.paused());
@@ -118,7 +93,6 @@ public final class OldestRecordReader implements AutoCloseable {
         if (timestamp != null) {
           Position position = new Position(tp, target);
           found.put(position, timestamp);
-          cache.put(position, new Cached(timestamp, now));
           open.remove(tp);
           consumer.pause(List.of(tp));
         }

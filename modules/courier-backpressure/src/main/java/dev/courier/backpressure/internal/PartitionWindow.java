@@ -4,8 +4,8 @@ import dev.courier.backpressure.OffsetSample;
 import dev.courier.backpressure.Rates;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,7 +17,7 @@ import java.util.Optional;
 public final class PartitionWindow {
 
   private final Duration window;
-  private final Deque<OffsetSample> samples = new ArrayDeque<>();
+  private final List<OffsetSample> samples = new ArrayList<>();
   private Instant lastAdvance;
 
   public PartitionWindow(Duration window) {
@@ -25,26 +25,25 @@ public final class PartitionWindow {
   }
 
   public void add(OffsetSample sample) {
-    OffsetSample previous = samples.peekLast();
+    OffsetSample previous = samples.isEmpty() ? null : samples.get(samples.size() - 1);
     if (previous == null
         || previous.committedOffset() != sample.committedOffset()
         || sample.lag() == 0) {
       // Caught up counts as progress: there was nothing left to commit.
       lastAdvance = sample.at();
     }
-    samples.addLast(sample);
+    samples.add(sample);
     Instant horizon = sample.at().minus(window);
-    while (samples.size() > 1) {
-      OffsetSample head = samples.pollFirst();
-      if (samples.peekFirst().at().isAfter(horizon)) {
-        samples.addFirst(head);
-        break;
-      }
+    int drop = 0;
+    while (drop + 1 < samples.size() && !samples.get(drop + 1).at().isAfter(horizon)) {
+      drop++;
     }
+    samples.subList(0, drop).clear();
   }
 
+  /** A read-only view, valid until the next {@link #add}. */
   public List<OffsetSample> samples() {
-    return List.copyOf(samples);
+    return Collections.unmodifiableList(samples);
   }
 
   public Instant lastAdvance() {
@@ -55,8 +54,8 @@ public final class PartitionWindow {
     if (samples.size() < 2) {
       return Rates.NONE;
     }
-    OffsetSample first = samples.peekFirst();
-    OffsetSample last = samples.peekLast();
+    OffsetSample first = samples.get(0);
+    OffsetSample last = samples.get(samples.size() - 1);
     Duration span = Duration.between(first.at(), last.at());
     double seconds = span.toNanos() / 1e9;
     if (seconds <= 0) {
