@@ -40,7 +40,7 @@ class LagMonitorIT {
   void lagAndOffsetsAgreeWithKafkaConsumerGroups(KafkaBroker kafka) throws Exception {
     String topic = UniqueNames.topic("lag");
     kafka.createTopic(topic, 3);
-    produce(kafka, topic, 3, 10, Instant.now());
+    produce(kafka, topic, 3, 10, Instant.now().minusSeconds(120));
     String idle = UniqueNames.group("idle");
     commit(
         kafka.admin(),
@@ -140,7 +140,7 @@ class LagMonitorIT {
     String topic = UniqueNames.topic("stop");
     kafka.createTopic(topic, 1);
     String group = UniqueNames.group("stop");
-    produce(kafka, topic, 1, 5, Instant.now());
+    produce(kafka, topic, 1, 5, Instant.now().minusSeconds(60));
     try (KafkaConsumer<String, String> consumer =
         new KafkaConsumer<>(
             kafka.consumerConfig(group), new StringDeserializer(), new StringDeserializer())) {
@@ -154,7 +154,7 @@ class LagMonitorIT {
             List.of(group),
             Map.of(MonitorConfig.TICK_MS, "200", MonitorConfig.WINDOW_MS, "2000"))) {
       assertThat(monitor.tick().group(group).orElseThrow().verdict().status()).isEqualTo(Status.OK);
-      produce(kafka, topic, 1, 3, Instant.now());
+      produce(kafka, topic, 1, 3, Instant.now().minusSeconds(30));
       GroupLag stopped =
           await()
               .atMost(TIMEOUT)
