@@ -2,6 +2,7 @@ package dev.courier.backpressure.internal;
 
 import dev.courier.backpressure.internal.ClusterOffsets.GroupOffsets;
 import dev.courier.backpressure.internal.ClusterOffsets.Owner;
+import dev.courier.core.KafkaFutures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -10,9 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -142,15 +140,6 @@ public final class OffsetCollector {
   }
 
   private <T> T await(KafkaFuture<T> future) {
-    try {
-      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while reading offsets", e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e.getCause().toString(), e.getCause());
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("Admin request timed out after " + timeout, e);
-    }
+    return KafkaFutures.await(future, timeout);
   }
 }

@@ -1,5 +1,6 @@
 package dev.courier.replay.internal;
 
+import dev.courier.core.KafkaFutures;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -8,9 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -101,15 +99,6 @@ public final class KafkaOffsets {
   }
 
   private <T> T await(KafkaFuture<T> future) {
-    try {
-      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("Kafka did not answer within " + timeout, e);
-    }
+    return KafkaFutures.await(future, timeout);
   }
 }
