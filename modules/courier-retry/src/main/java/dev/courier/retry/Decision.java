@@ -1,0 +1,28 @@
+package dev.courier.retry;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/** What happens to a record after a failed attempt. */
+public sealed interface Decision {
+
+  /** Publish to retry tier {@code tier}, to run as attempt {@code attempt} at {@code dueAt}. */
+  record Retry(int tier, int attempt, Instant dueAt) implements Decision {
+    public Retry {
+      Objects.requireNonNull(dueAt, "dueAt");
+    }
+  }
+
+  /** Publish to the dead-letter topic with {@code reason}. */
+  record DeadLetter(String reason) implements Decision {
+    public static final String PERMANENT = "permanent";
+    public static final String ATTEMPTS = "attempts-exhausted";
+    public static final String DEADLINE = "deadline";
+    public static final String EXPIRED = "expired";
+    public static final String ELAPSED = "elapsed";
+
+    public DeadLetter {
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+}

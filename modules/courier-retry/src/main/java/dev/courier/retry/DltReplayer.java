@@ -1,0 +1,270 @@
+package dev.courier.retry;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator's view of a dead-letter topic: list and filter, inspect one, park what must never
+ * run, and replay a selection to the main topic (or a chosen tier) with the original key, value and
+ * headers, so each record re-enters through the consumer's idempotency check. A replay is a plan
+ * first (the dry run), needs a person and a reason, is rate-limited and leaves an audit entry
+ * naming every record and how it went.
+ */
+public final class DltReplayer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DltReplayer.class);
+
+  /** A dry run: the records a replay would send, where, and those left out as parked. */
+  public record ReplayPlan(
+      String dltTopic, Optional<String> target, List<DltRecord> records, List<DltRecord> parked) {
+    public ReplayPlan {
+      records = List.copyOf(records);
+      parked = List.copyOf(parked);
+    }
+
+    public String render() {
+      StringBuilder out =
+          new StringBuilder(
+              "DRY RUN replay of "
+                  + records.size()
+                  + " record(s) from "
+                  + dltTopic
+                  + " to "
+                  + target.orElse("their original topics")
+                  + System.lineSeparator());
+      records.forEach(r -> out.append("  ").append(r.render()).append(System.lineSeparator()));
+      parked.forEach(
+          r ->
+              out.append("  PARKED, not replayed: ")
+                  .append(r.coordinates())
+                  .append(System.lineSeparator()));
+      return out.toString();
+    }
+  }
+
+  /** What a replay did: its audit entry and the records sent. */
+  public record ReplayResult(long auditId, int sent, List<String> coordinates) {}
+
+  private final Map<String, Object> clientConfig;
+  private final DltStore store;
+  private final Clock clock;
+  private final double ratePerSecond;
+  private final KafkaProducer<byte[], byte[]> producer;
+
+  private DltReplayer(
+      Map<String, Object> clientConfig, DataSource dataSource, double ratePerSecond, Clock clock) {
+    if (!(ratePerSecond > 0)) {
+      throw new IllegalArgumentException("rate must be > 0 records/s, got " + ratePerSecond);
+    }
+    this.clientConfig = Map.copyOf(clientConfig);
+    this.store = new DltStore(dataSource);
+    this.clock = clock;
+    this.ratePerSecond = ratePerSecond;
+    Map<String, Object> pc = new HashMap<>(clientConfig);
+    pc.put(ProducerConfig.ACKS_CONFIG, "all");
+    pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    this.producer = new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  /**
+   * A replayer for the cluster in {@code clientConfig} (at least {@code bootstrap.servers}), with
+   * its audit log in {@code dataSource}, sending at most {@code ratePerSecond} records a second.
+   */
+  public static DltReplayer create(
+      Map<String, Object> clientConfig, DataSource dataSource, double ratePerSecond, Clock clock) {
+    return new DltReplayer(clientConfig, dataSource, ratePerSecond, clock);
+  }
+
+  /** Every dead letter up to the topic's current end that the filter keeps, oldest first. */
+  public List<DltRecord> list(String dltTopic, DltFilter filter) {
+    Map<String, Object> cc = new HashMap<>(clientConfig);
+    cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    cc.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    List<DltRecord> found = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> parts = new ArrayList<>();
+      consumer
+          .partitionsFor(dltTopic)
+          .forEach(p -> parts.add(new TopicPartition(dltTopic, p.partition())));
+      consumer.assign(parts);
+      consumer.seekToBeginning(parts);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(parts);
+      Instant deadline = Instant.now().plusSeconds(60);
+      while (parts.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+        if (Instant.now().isAfter(deadline)) {
+          throw new IllegalStateException("could not read " + dltTopic + " to its end within 60 s");
+        }
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
+            DltRecord d = toDltRecord(r);
+            if (filter.test(d)) {
+              found.add(d);
+            }
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  public Optional<DltRecord> inspect(String dltTopic, int partition, long offset) {
+    return list(dltTopic, DltFilter.all()).stream()
+        .filter(r -> r.partition() == partition && r.offset() == offset)
+        .findFirst();
+  }
+
+  /** The dry run: what {@link #replay} would send, parked records left out. */
+  public ReplayPlan plan(String dltTopic, DltFilter filter, Optional<String> target) {
+    Set<String> parked = store.parked(dltTopic);
+    List<DltRecord> send = new ArrayList<>();
+    List<DltRecord> skip = new ArrayList<>();
+    for (DltRecord r : list(dltTopic, filter)) {
+      (parked.contains(r.partition() + "@" + r.offset()) ? skip : send).add(r);
+    }
+    return new ReplayPlan(dltTopic, target, send, skip);
+  }
+
+  /** Sends a plan's records, at most the configured rate, audited. */
+  public ReplayResult replay(ReplayPlan plan, String actor, String reason) {
+    requireText(actor, "actor");
+    requireText(reason, "a reason");
+    long id =
+        store.begin(
+            clock.instant(),
+            actor,
+            reason,
+            "replay",
+            plan.dltTopic(),
+            plan.target().orElse(null),
+            plan.records());
+    RetryBudget rate = new RetryBudget(1, ratePerSecond, clock);
+    List<String> sent = new ArrayList<>();
+    try {
+      for (DltRecord r : plan.records()) {
+        while (!rate.tryAcquire()) {
+          // Rate limiting is the point here: wait for the next token.
+          LockSupport.parkNanos(rate.untilAvailable().toNanos());
+        }
+        producer.send(toReplay(r, plan.target())).get();
+        sent.add(r.coordinates());
+      }
+      store.finish(id, "replayed " + sent.size());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      store.finish(id, "interrupted after " + sent.size() + ": " + sent);
+      throw new IllegalStateException("replay interrupted after " + sent.size() + " record(s)", e);
+    } catch (ExecutionException | RuntimeException e) {
+      store.finish(id, "failed after " + sent.size() + " " + sent + ": " + e.getMessage());
+      throw new IllegalStateException(
+          "replay failed after " + sent.size() + " record(s): " + e.getMessage(), e);
+    }
+    LOG.info(
+        "replayed {} record(s) from {} by {} ({}); audit entry {}",
+        sent.size(),
+        plan.dltTopic(),
+        actor,
+        reason,
+        id);
+    return new ReplayResult(id, sent.size(), sent);
+  }
+
+  /** Marks a dead letter as never to be replayed (audited). */
+  public void park(DltRecord record, String actor, String reason) {
+    requireText(actor, "actor");
+    requireText(reason, "a reason");
+    long id =
+        store.begin(
+            clock.instant(), actor, reason, "park", record.dltTopic(), null, List.of(record));
+    store.park(record, clock.instant(), actor, reason);
+    store.finish(id, "parked");
+  }
+
+  /** The audit entries of a DLT in words (oldest first). */
+  public List<String> auditTrail(String dltTopic) {
+    return store.entries(dltTopic).stream()
+        .map(
+            e ->
+                e.id()
+                    + " "
+                    + e.at()
+                    + " "
+                    + e.actor()
+                    + " "
+                    + e.action()
+                    + " ("
+                    + e.reason()
+                    + ") -> "
+                    + e.outcome()
+                    + " "
+                    + e.records())
+        .toList();
+  }
+
+  private ProducerRecord<byte[], byte[]> toReplay(DltRecord r, Optional<String> target) {
+    RecordHeaders headers = new RecordHeaders();
+    for (Header h : r.ownHeaders()) {
+      headers.add(h.key(), h.value());
+    }
+    headers.add(RetryHeaders.REPLAY_OF, RetryHeaders.bytes(r.coordinates()));
+    String topic = target.orElse(r.originalTopic());
+    Integer partition = target.isEmpty() ? r.originalPartition() : null;
+    return new ProducerRecord<>(topic, partition, null, r.key(), r.value(), headers);
+  }
+
+  private static DltRecord toDltRecord(ConsumerRecord<byte[], byte[]> r) {
+    var h = r.headers();
+    List<Header> headers = new ArrayList<>();
+    h.forEach(headers::add);
+    return new DltRecord(
+        r.topic(),
+        r.partition(),
+        r.offset(),
+        r.key(),
+        r.value(),
+        headers,
+        RetryHeaders.text(h, RetryHeaders.ORIGINAL_TOPIC).orElse("?"),
+        RetryHeaders.number(h, RetryHeaders.ORIGINAL_PARTITION).map(Long::intValue).orElse(-1),
+        RetryHeaders.number(h, RetryHeaders.ORIGINAL_OFFSET).orElse(-1L),
+        RetryHeaders.text(h, RetryHeaders.REASON).orElse("?"),
+        RetryHeaders.text(h, RetryHeaders.EXCEPTION).orElse(null),
+        RetryHeaders.text(h, RetryHeaders.MESSAGE).orElse(null),
+        RetryHeaders.number(h, RetryHeaders.ATTEMPT).map(Long::intValue).orElse(0),
+        RetryHeaders.time(h, RetryHeaders.FAILED_AT).orElse(Instant.ofEpochMilli(r.timestamp())),
+        RetryHeaders.text(h, RetryHeaders.OPERATION_KEY));
+  }
+
+  private static void requireText(String value, String name) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(name + " is required");
+    }
+  }
+
+  @Override
+  public void close() {
+    producer.close();
+  }
+}

@@ -1,0 +1,222 @@
+package dev.courier.retry;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.ValidString;
+import org.apache.kafka.common.config.ConfigException;
+
+/** Settings of a {@link RetryingConsumer}, declared once with default, validator and doc. */
+public final class RetryConfig extends AbstractConfig {
+
+  public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+  public static final String GROUP_ID = "group.id";
+  public static final String TOPIC = "retry.topic";
+  public static final String MAX_ATTEMPTS = "retry.max.attempts";
+  public static final String BACKOFF = "retry.backoff.type";
+  public static final String BACKOFF_INITIAL_MS = "retry.backoff.initial.ms";
+  public static final String BACKOFF_MAX_MS = "retry.backoff.max.ms";
+  public static final String MAX_ELAPSED_MS = "retry.max.elapsed.ms";
+  public static final String BUDGET_CAPACITY = "retry.budget.capacity";
+  public static final String BUDGET_REFILL = "retry.budget.refill.per.second";
+  public static final String DEADLINE_HEADER = "retry.deadline.header";
+  public static final String OPERATION_KEY_HEADER = "retry.operation.key.header";
+  public static final String ORDERING_KEY = "retry.ordering.key";
+  public static final String TIER_RETENTION_MS = "retry.topic.retention.ms";
+  public static final String DLT_RETENTION_MS = "retry.dlt.retention.ms";
+  public static final String MESSAGE_MAX_CHARS = "retry.exception.message.max.chars";
+  public static final String INCLUDE_STACK = "retry.exception.stacktrace";
+  public static final String UNKNOWN_FAILURES = "retry.classification.default";
+  public static final String POLL_TIMEOUT_MS = "retry.poll.timeout.ms";
+  public static final String REPLAY_AUTHORITY = "retry.replay.authority";
+  public static final String CLIENT_PREFIX = "kafka.";
+
+  private static final ConfigDef CONFIG =
+      new ConfigDef()
+          .define(
+              BOOTSTRAP_SERVERS,
+              Type.STRING,
+              ConfigDef.NO_DEFAULT_VALUE,
+              new ConfigDef.NonEmptyString(),
+              Importance.HIGH,
+              "Kafka cluster. Other client settings pass with the prefix 'kafka.'.")
+          .define(
+              GROUP_ID,
+              Type.STRING,
+              ConfigDef.NO_DEFAULT_VALUE,
+              new ConfigDef.NonEmptyString(),
+              Importance.HIGH,
+              "Consumer group of the main topic and its retry tiers.")
+          .define(
+              TOPIC,
+              Type.STRING,
+              ConfigDef.NO_DEFAULT_VALUE,
+              new ConfigDef.NonEmptyString(),
+              Importance.HIGH,
+              "Main topic; its tiers are <topic>.retry.1..N and its dead-letter topic <topic>.dlt.")
+          .define(
+              MAX_ATTEMPTS,
+              Type.INT,
+              4,
+              Range.between(1, 20),
+              Importance.HIGH,
+              "Most calls of the handler per record, the first included (one tier per retry).")
+          .define(
+              BACKOFF,
+              Type.STRING,
+              "exponential",
+              ValidString.in("exponential", "fixed"),
+              Importance.MEDIUM,
+              "'exponential': full jitter, uniform in [0, min(max, initial * 2^(retry-1))]; 'fixed': always the initial delay.")
+          .define(
+              BACKOFF_INITIAL_MS,
+              Type.LONG,
+              1_000L,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "Base delay of the first retry.")
+          .define(
+              BACKOFF_MAX_MS,
+              Type.LONG,
+              300_000L,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "Cap of any delay.")
+          .define(
+              MAX_ELAPSED_MS,
+              Type.LONG,
+              3_600_000L,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "No retry runs later than this after the record's first failure.")
+          .define(
+              BUDGET_CAPACITY,
+              Type.INT,
+              100,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "Retry tokens shared by this consumer's workers; each extra attempt takes one.")
+          .define(
+              BUDGET_REFILL,
+              Type.DOUBLE,
+              10.0,
+              Range.atLeast(0.001),
+              Importance.MEDIUM,
+              "Tokens added per second. When empty, due records wait at their tier.")
+          .define(
+              DEADLINE_HEADER,
+              Type.STRING,
+              "courier.deadline",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Header with the business deadline (epoch millis or ISO-8601); an expired record goes to the DLT as 'expired', never executed.")
+          .define(
+              OPERATION_KEY_HEADER,
+              Type.STRING,
+              "id",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Header holding the operation key, copied into courier.operation.key on each hop.")
+          .define(
+              ORDERING_KEY,
+              Type.STRING,
+              "record key",
+              Importance.LOW,
+              "What orders this topic's records (for the contract; retries keep the partition).")
+          .define(
+              TIER_RETENTION_MS,
+              Type.LONG,
+              7 * 24 * 3_600_000L,
+              Range.atLeast(60_000),
+              Importance.LOW,
+              "retention.ms of the retry tiers (must exceed the longest delay).")
+          .define(
+              DLT_RETENTION_MS,
+              Type.LONG,
+              28 * 24 * 3_600_000L,
+              Range.atLeast(-1),
+              Importance.LOW,
+              "retention.ms of the dead-letter topic (-1 keeps records until replayed and deleted by hand).")
+          .define(
+              MESSAGE_MAX_CHARS,
+              Type.INT,
+              500,
+              Range.between(0, 100_000),
+              Importance.LOW,
+              "Exception messages are cut to this length in the headers.")
+          .define(
+              INCLUDE_STACK,
+              Type.BOOLEAN,
+              false,
+              Importance.LOW,
+              "Add the stack trace (cut to 8 KiB) as a header.")
+          .define(
+              UNKNOWN_FAILURES,
+              Type.STRING,
+              "transient",
+              ValidString.in("transient", "permanent"),
+              Importance.MEDIUM,
+              "Class of failures no classification rule matches.")
+          .define(
+              POLL_TIMEOUT_MS, Type.LONG, 200L, Range.atLeast(1), Importance.LOW, "Longest poll.")
+          .define(
+              REPLAY_AUTHORITY,
+              Type.STRING,
+              "the owning team's on-call",
+              Importance.LOW,
+              "Who may replay this consumer's DLT (printed in the contract).");
+
+  public RetryConfig(Map<String, ?> originals) {
+    super(CONFIG, originals, false);
+    if (getLong(BACKOFF_MAX_MS) < getLong(BACKOFF_INITIAL_MS)) {
+      throw new ConfigException(
+          BACKOFF_MAX_MS, getLong(BACKOFF_MAX_MS), "must be >= " + BACKOFF_INITIAL_MS);
+    }
+    if (getLong(TIER_RETENTION_MS) <= getLong(BACKOFF_MAX_MS)) {
+      throw new ConfigException(
+          TIER_RETENTION_MS,
+          getLong(TIER_RETENTION_MS),
+          "must exceed " + BACKOFF_MAX_MS + " or delayed records expire before they are due");
+    }
+  }
+
+  public static ConfigDef configDef() {
+    return new ConfigDef(CONFIG);
+  }
+
+  public String topic() {
+    return getString(TOPIC);
+  }
+
+  public String group() {
+    return getString(GROUP_ID);
+  }
+
+  public RetryPolicy policy() {
+    Duration initial = Duration.ofMillis(getLong(BACKOFF_INITIAL_MS));
+    BackOff backOff =
+        "fixed".equals(getString(BACKOFF))
+            ? BackOff.fixed(initial)
+            : BackOff.exponentialFullJitter(initial, Duration.ofMillis(getLong(BACKOFF_MAX_MS)));
+    return new RetryPolicy(
+        getInt(MAX_ATTEMPTS), backOff, Duration.ofMillis(getLong(MAX_ELAPSED_MS)));
+  }
+
+  public FailureClass unknownFailures() {
+    return "permanent".equals(getString(UNKNOWN_FAILURES))
+        ? FailureClass.PERMANENT
+        : FailureClass.TRANSIENT;
+  }
+
+  /** Settings shared by the consumer, producer and Admin client. */
+  public Map<String, Object> clientConfig() {
+    Map<String, Object> config = new HashMap<>(originalsWithPrefix(CLIENT_PREFIX));
+    config.put("bootstrap.servers", getString(BOOTSTRAP_SERVERS));
+    return config;
+  }
+}
