@@ -1,7 +1,7 @@
 package dev.courier.backpressure;
 
+import dev.courier.core.ClientSettings;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -27,7 +27,7 @@ public final class MonitorConfig extends AbstractConfig {
   public static final String AGE_CACHE_MS = "monitor.oldest.age.cache.ms";
   public static final String UNCOMMITTED_RESET = "monitor.uncommitted.offset.reset";
   public static final String HTTP_PORT = "monitor.http.port";
-  public static final String CLIENT_PREFIX = "kafka.";
+  public static final String CLIENT_PREFIX = ClientSettings.PREFIX;
 
   private static final ConfigDef CONFIG =
       new ConfigDef()
@@ -177,8 +177,6 @@ public final class MonitorConfig extends AbstractConfig {
 
   /** Client settings for the monitor's own Admin client and age reader. */
   public Map<String, Object> clientConfig() {
-    Map<String, Object> config = new HashMap<>(originalsWithPrefix(CLIENT_PREFIX));
-    config.put("bootstrap.servers", bootstrapServers());
-    return config;
+    return ClientSettings.of(this, bootstrapServers());
   }
 }

@@ -1,7 +1,7 @@
 package dev.courier.retry;
 
+import dev.courier.core.ClientSettings;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -34,7 +34,7 @@ public final class RetryConfig extends AbstractConfig {
   public static final String UNKNOWN_FAILURES = "retry.classification.default";
   public static final String POLL_TIMEOUT_MS = "retry.poll.timeout.ms";
   public static final String REPLAY_AUTHORITY = "retry.replay.authority";
-  public static final String CLIENT_PREFIX = "kafka.";
+  public static final String CLIENT_PREFIX = ClientSettings.PREFIX;
 
   private static final ConfigDef CONFIG =
       new ConfigDef()
@@ -215,8 +215,6 @@ public final class RetryConfig extends AbstractConfig {
 
   /** Settings shared by the consumer, producer and Admin client. */
   public Map<String, Object> clientConfig() {
-    Map<String, Object> config = new HashMap<>(originalsWithPrefix(CLIENT_PREFIX));
-    config.put("bootstrap.servers", getString(BOOTSTRAP_SERVERS));
-    return config;
+    return ClientSettings.of(this, getString(BOOTSTRAP_SERVERS));
   }
 }
