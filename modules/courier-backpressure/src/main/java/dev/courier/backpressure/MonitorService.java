@@ -3,6 +3,8 @@ package dev.courier.backpressure;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.courier.backpressure.internal.LagJson;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The monitor as a service: a ticking {@link LagMonitor} and an HTTP server with {@code /metrics}
  * (Prometheus text), {@code /v1/groups}, {@code /v1/groups/{group}} (per-partition detail) and
- * {@code /health} (200 while ticks succeed, 503 otherwise).
+ * {@code /health} (200 while ticks succeed, 503 otherwise). JVM memory and thread meters are on
+ * {@code /metrics} too.
  */
 public final class MonitorService implements AutoCloseable {
 
@@ -36,6 +39,8 @@ public final class MonitorService implements AutoCloseable {
 
   private MonitorService(MonitorConfig config, Clock clock) throws IOException {
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
     this.monitor = LagMonitor.create(config, registry, clock);
     this.server = HttpServer.create(new InetSocketAddress(config.httpPort()), 0);
     server.setExecutor(Executors.newFixedThreadPool(2));

@@ -60,6 +60,9 @@ public final class BackpressureMonitorBenchmark {
                   rawTicks(kafka.admin(), topic, partitions, groups, ticks));
           rows.add(raw);
           rows.add(monitorTicks(kafka, groups, label, ticks, notes));
+          if (partitions >= 1000 && groupCount >= 100) {
+            notes.add(MonitorHeap.measure(kafka.bootstrapServers(), groups, 256));
+          }
           notes.add(
               String.format(
                   Locale.ROOT,
@@ -71,6 +74,10 @@ public final class BackpressureMonitorBenchmark {
     }
     notes.add(
         "each group lags on every partition at offset 0, 1 or 2 of 3 records; " + ticks + " ticks");
+    notes.add(
+        "target: 1,000 partitions x 100 groups within 1 s a tick, one ListOffsets per broker"
+            + " (one broker here: the admin requests per tick stay the same from 10 to 100,000"
+            + " partition-group pairs)");
     BenchmarkReport.write(
         Path.of("target", "benchmarks"), "backpressure", "ms per tick", rows, notes);
   }

@@ -6,10 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * The ladder of a main topic: {@code <topic>.retry.1} ... {@code <topic>.retry.N} and {@code
@@ -39,6 +41,22 @@ public record RetryTopics(String main, int tiers) {
     }
     all.add(deadLetter());
     return all;
+  }
+
+  /** New topics reach every broker's metadata a moment after creation: look until they do. */
+  private Map<String, TopicDescription> describeWhenVisible(Admin admin) {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    while (true) {
+      try {
+        return KafkaFutures.await(admin.describeTopics(all()).allTopicNames(), TIMEOUT);
+      } catch (IllegalStateException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+        LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+      }
+    }
   }
 
   /** The tier a topic is (0 for the main topic), or -1 when it is not on this ladder. */
@@ -88,8 +106,7 @@ public record RetryTopics(String main, int tiers) {
                 throw new IllegalStateException("interrupted creating " + name, e);
               }
             });
-    Map<String, TopicDescription> existing =
-        KafkaFutures.await(admin.describeTopics(all()).allTopicNames(), TIMEOUT);
+    Map<String, TopicDescription> existing = describeWhenVisible(admin);
     existing.forEach(
         (name, d) -> {
           if (d.partitions().size() != partitions) {

@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.apache.kafka.clients.admin.Admin;
@@ -26,6 +27,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.record.TimestampType;
@@ -60,6 +63,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final KafkaProducer<byte[], byte[]> producer;
   private final Map<TopicPartition, Instant> pausedUntil = new HashMap<>();
+  private final List<Future<RecordMetadata>> forwards = new ArrayList<>();
   private final Map<TopicPartition, Long> waitingSince = new HashMap<>();
   private final String deadlineHeader;
   private final String operationKeyHeader;
@@ -192,6 +196,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
       }
       next = record.offset() + 1;
     }
+    awaitForwards();
     if (next >= 0) {
       CrashPoints.AFTER_FORWARD_BEFORE_OFFSET_COMMIT.reach();
       consumer.commitSync(Map.of(tp, new OffsetAndMetadata(next)));
@@ -304,16 +309,25 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
         error == null ? "not executed" : error.toString());
   }
 
-  /** Waits for the broker's acknowledgement: the original offset is committed only after it. */
-  private void send(org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]> out) {
+  /** Sends without waiting; {@link #awaitForwards()} runs before the offsets are committed. */
+  private void send(ProducerRecord<byte[], byte[]> out) {
+    forwards.add(producer.send(out));
+  }
+
+  /** Every forward of the batch acknowledged, or no offset is committed (the batch comes again). */
+  private void awaitForwards() {
     try {
-      producer.send(out).get();
+      for (Future<RecordMetadata> f : forwards) {
+        f.get();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while forwarding to " + out.topic(), e);
+      throw new IllegalStateException("interrupted while forwarding to the ladder", e);
     } catch (ExecutionException e) {
       throw new IllegalStateException(
-          "cannot forward to " + out.topic() + ": " + e.getCause(), e.getCause());
+          "cannot forward to the ladder: " + e.getCause(), e.getCause());
+    } finally {
+      forwards.clear();
     }
   }
 

@@ -1,0 +1,65 @@
+package dev.courier.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Every benchmark in one run, each against its baselines, then one summary of all tables in {@code
+ * target/benchmarks/summary.md}. {@code smoke} runs tiny sizes so CI proves the harness works;
+ * numbers from a smoke run mean nothing.
+ *
+ * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
+ * dev.courier.benchmarks.RunAll [full|smoke]}
+ */
+public final class RunAll {
+
+  static final List<String> REPORTS =
+      List.of("serde", "outbox", "idempotency", "retry", "backpressure");
+
+  private RunAll() {}
+
+  public static void main(String[] args) throws Exception {
+    boolean smoke = args.length > 0 && args[0].equals("smoke");
+    serde(smoke);
+    OutboxPipelineBenchmark.main(smoke ? new String[] {"300", "2"} : new String[] {"20000", "10"});
+    IdempotencyPipelineBenchmark.main(
+        smoke ? new String[] {"300", "1"} : new String[] {"20000", "3"});
+    RetryLadderBenchmark.main(smoke ? new String[] {"200", "1"} : new String[] {"5000", "3"});
+    BackpressureMonitorBenchmark.main(
+        smoke ? new String[] {"10", "10", "1"} : new String[] {"10,100,1000", "10,100", "5"});
+    writeSummary(Path.of("target", "benchmarks"), smoke);
+  }
+
+  /** Avro serde through JMH, in this JVM for smoke runs, forked otherwise. */
+  private static void serde(boolean smoke) throws Exception {
+    Options options =
+        new OptionsBuilder()
+            .include(AvroSerdeBenchmark.class.getSimpleName())
+            .forks(smoke ? 0 : 1)
+            .warmupIterations(smoke ? 0 : 3)
+            .measurementIterations(smoke ? 1 : 5)
+            .measurementTime(TimeValue.milliseconds(smoke ? 100 : 2000))
+            .build();
+    SerdeReport.write(Path.of("target", "benchmarks"), new Runner(options).run());
+  }
+
+  private static void writeSummary(Path dir, boolean smoke) throws IOException {
+    StringBuilder out =
+        new StringBuilder(
+            "# Courier benchmarks"
+                + (smoke ? " (SMOKE: sizes too small to mean anything)" : "")
+                + "\n\n");
+    for (String name : REPORTS) {
+      Path md = dir.resolve(name + ".md");
+      out.append(Files.exists(md) ? Files.readString(md) : "# " + name + "\n\nmissing\n")
+          .append('\n');
+    }
+    Files.writeString(dir.resolve("summary.md"), out.toString());
+  }
+}
