@@ -5,7 +5,9 @@ public enum Backend {
   /** Kafka's own broker code in this JVM and PostgreSQL from Maven Central binaries. */
   EMBEDDED("embedded"),
   /** Official container images started through Testcontainers on a Docker engine. */
-  TESTCONTAINERS("testcontainers");
+  TESTCONTAINERS("testcontainers"),
+  /** A cluster and a PostgreSQL server someone else runs (benchmarks against real hardware). */
+  EXTERNAL("external");
 
   private final String id;
 

@@ -32,6 +32,10 @@ public record InfraSettings(
   public static final String SCHEMA_REGISTRY_IMAGE = "courier.image.schema.registry";
   public static final String POSTGRES_PORT = "courier.postgres.port";
   public static final String PULL_IMAGES = "courier.testcontainers.pull";
+  public static final String EXTERNAL_BOOTSTRAP = "courier.external.bootstrap.servers";
+  public static final String EXTERNAL_JDBC_URL = "courier.external.jdbc.url";
+  public static final String EXTERNAL_JDBC_USER = "courier.external.jdbc.user";
+  public static final String EXTERNAL_JDBC_PASSWORD = "courier.external.jdbc.password";
 
   /**
    * The Kafka image follows the kafka-clients version on the classpath, which the parent POM pins
@@ -47,7 +51,8 @@ public record InfraSettings(
   public enum Choice {
     AUTO,
     EMBEDDED,
-    TESTCONTAINERS;
+    TESTCONTAINERS,
+    EXTERNAL;
 
     static Choice parse(String value) {
       String v = value.trim().toLowerCase(Locale.ROOT);
@@ -57,7 +62,7 @@ public record InfraSettings(
         }
       }
       throw new IllegalArgumentException(
-          INFRA + "='" + value + "' is not one of auto, embedded, testcontainers");
+          INFRA + "='" + value + "' is not one of auto, embedded, testcontainers, external");
     }
   }
 
@@ -110,7 +115,8 @@ public record InfraSettings(
         infra, kafkaImage, postgresImage, schemaRegistryImage, port, pullImages);
   }
 
-  private static String lookup(String key) {
+  /** A key as {@link #fromEnvironment()} reads it: system property, then environment variable. */
+  public static String lookup(String key) {
     String value = System.getProperty(key);
     if (value == null || value.isBlank()) {
       value = System.getenv(key.toUpperCase(Locale.ROOT).replace('.', '_'));

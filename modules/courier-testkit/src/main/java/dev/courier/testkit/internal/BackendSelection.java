@@ -9,6 +9,9 @@ record BackendSelection(Backend backend, String reason) {
 
   static BackendSelection decide(InfraSettings settings, DockerProbe docker) {
     switch (settings.infra()) {
+      case EXTERNAL:
+        return new BackendSelection(
+            Backend.EXTERNAL, "requested by " + InfraSettings.INFRA + "=external");
       case EMBEDDED:
         return new BackendSelection(
             Backend.EMBEDDED, "requested by " + InfraSettings.INFRA + "=embedded");

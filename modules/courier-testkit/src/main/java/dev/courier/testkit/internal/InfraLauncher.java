@@ -27,13 +27,18 @@ public final class InfraLauncher {
     long started = System.nanoTime();
     boolean embedded = selection.backend() == Backend.EMBEDDED;
     // Both start in about the same time, so starting them together halves the wait.
-    CompletableFuture<ManagedKafka> kafka =
-        CompletableFuture.supplyAsync(
-            embedded ? EmbeddedKafkaBroker::start : () -> ContainerKafkaBroker.start(settings));
+    boolean external = selection.backend() == Backend.EXTERNAL;
+    Supplier<ManagedKafka> kafkaStart =
+        external
+            ? ExternalInfra::kafka
+            : embedded ? EmbeddedKafkaBroker::start : () -> ContainerKafkaBroker.start(settings);
+    CompletableFuture<ManagedKafka> kafka = CompletableFuture.supplyAsync(kafkaStart);
     Supplier<PostgresServer> postgresStart =
-        embedded
-            ? () -> EmbeddedPostgresServer.start(settings.postgresPort())
-            : () -> ContainerPostgresServer.start(settings);
+        external
+            ? ExternalInfra::postgres
+            : embedded
+                ? () -> EmbeddedPostgresServer.start(settings.postgresPort())
+                : () -> ContainerPostgresServer.start(settings);
     CompletableFuture<PostgresServer> postgres = CompletableFuture.supplyAsync(postgresStart);
     try {
       CompletableFuture.allOf(kafka, postgres).join();
