@@ -71,7 +71,8 @@ final class DefaultLagMonitor implements LagMonitor {
         new OffsetCollector(admin, config.groups(), config.excludePattern(), fromEarliest, timeout);
     this.reader = estimate ? null : new OldestRecordReader(config.clientConfig());
     this.evaluator = new StatusEvaluator(config.window());
-    this.metrics = new MonitorMetrics(registry, estimate ? "estimate" : "exact");
+    this.metrics =
+        new MonitorMetrics(registry, estimate ? "estimate" : "exact", config.partitionMeters());
   }
 
   @Override

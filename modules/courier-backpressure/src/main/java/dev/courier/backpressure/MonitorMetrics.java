@@ -42,8 +42,15 @@ final class MonitorMetrics implements AutoCloseable {
   private final GaugeFamily groups;
   private final GaugeFamily topicPartitions;
 
+  private final boolean partitionMeters;
+
   MonitorMetrics(MeterRegistry registry, String method) {
+    this(registry, method, true);
+  }
+
+  MonitorMetrics(MeterRegistry registry, String method, boolean partitionMeters) {
     this.registry = registry;
+    this.partitionMeters = partitionMeters;
     tick =
         Timer.builder("courier.monitor.tick")
             .description("Time of one monitor tick (Admin requests and age reads).")
@@ -105,13 +112,15 @@ final class MonitorMetrics implements AutoCloseable {
       for (PartitionLag p : g.partitions()) {
         commitRate += p.rates().commitRate();
         String partition = String.valueOf(p.partition());
-        partitions.set(
-            List.of(p.group(), p.topic(), partition),
-            () -> Tags.of("group", p.group(), "topic", p.topic(), "partition", partition),
-            p.lag(),
-            seconds(p.oldestAge()),
-            p.committedOffset(),
-            p.verdict().status().code());
+        if (partitionMeters) {
+          partitions.set(
+              List.of(p.group(), p.topic(), partition),
+              () -> Tags.of("group", p.group(), "topic", p.topic(), "partition", partition),
+              p.lag(),
+              seconds(p.oldestAge()),
+              p.committedOffset(),
+              p.verdict().status().code());
+        }
         topicPartitions.set(
             List.of(p.topic(), partition),
             () -> Tags.of("topic", p.topic(), "partition", partition),

@@ -7,8 +7,11 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -41,11 +44,14 @@ public final class MonitorService implements AutoCloseable {
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
-    this.monitor = LagMonitor.create(config, registry, clock);
+    Map<String, Object> settings = new HashMap<>(config.originals());
+    settings.put(MonitorConfig.PARTITION_METERS, false);
+    MonitorConfig serviceConfig = new MonitorConfig(settings);
+    this.monitor = LagMonitor.create(serviceConfig, registry, clock);
+    String method = serviceConfig.estimateAge() ? "estimate" : "exact";
     this.server = HttpServer.create(new InetSocketAddress(config.httpPort()), 0);
     server.setExecutor(Executors.newFixedThreadPool(2));
-    server.createContext(
-        "/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4", registry.scrape()));
+    server.createContext("/metrics", ex -> metrics(ex, method));
     server.createContext(
         "/health",
         ex ->
@@ -77,6 +83,18 @@ public final class MonitorService implements AutoCloseable {
 
   public LagMonitor monitor() {
     return monitor;
+  }
+
+  /** Streams the scrape: the registry's meters, then the per-partition rows of the last tick. */
+  private void metrics(HttpExchange ex, String method) throws IOException {
+    ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    ex.sendResponseHeaders(200, 0);
+    try (Writer out =
+        new BufferedWriter(
+            new OutputStreamWriter(ex.getResponseBody(), StandardCharsets.UTF_8), 64 * 1024)) {
+      out.write(registry.scrape());
+      PartitionExposition.write(monitor.latest(), method, out);
+    }
   }
 
   private void groups(HttpExchange ex) throws IOException {

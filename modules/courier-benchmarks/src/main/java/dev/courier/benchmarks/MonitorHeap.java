@@ -16,8 +16,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The monitor service's heap under load: the service runs in its own JVM capped at {@code maxMiB}
- * and watches the benchmark's groups; its {@code /metrics} (JVM memory meters) is sampled while it
- * ticks, and the peak of the heap pools' used bytes is the figure.
+ * and watches the benchmark's groups; its ticks are counted on {@code /metrics} and its heap is
+ * sampled with jcmd.
  */
 final class MonitorHeap {
 
@@ -37,35 +37,41 @@ final class MonitorHeap {
                 "monitor.window.ms=10000",
                 "monitor.http.port=" + port)
             .start()) {
-      double peak = 0;
+      HeapSampler heap = new HeapSampler(service.pid());
       double ticks = 0;
       long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
       while (ticks < 15 && System.nanoTime() < deadline && service.isAlive()) {
         String metrics = scrape(http, port);
         if (metrics != null) {
-          peak = Math.max(peak, heapUsed(metrics));
           ticks = value(metrics, "courier_monitor_tick_seconds_count");
         }
         // Sampling interval of the benchmark harness, not a wait for a condition in a test.
         LockSupport.parkNanos(Duration.ofMillis(250).toNanos());
       }
+      heap.close();
       return String.format(
           Locale.ROOT,
-          "monitor service at %d groups: peak heap used %.0f MiB over %.0f ticks in a JVM capped"
+          "monitor service at %d groups: peak heap used %d MiB over %.0f ticks in a JVM capped"
               + " at -Xmx%dm (target <= 256 MiB)%s",
           groups.size(),
-          peak / (1024 * 1024),
+          heap.peakMiB(),
           ticks,
           maxMiB,
-          service.isAlive() ? "" : "; the service DIED: " + service.output());
+          service.isAlive() ? "" : "; the service DIED: " + tail(service.output()));
     }
+  }
+
+  private static String tail(String output) {
+    return output.length() > 400 ? output.substring(output.length() - 400) : output;
   }
 
   private static String scrape(HttpClient http, int port) {
     try {
       HttpResponse<String> r =
           http.send(
-              HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/metrics")).build(),
+              HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/metrics"))
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
               HttpResponse.BodyHandlers.ofString());
       return r.statusCode() == 200 ? r.body() : null;
     } catch (IOException e) {
@@ -74,16 +80,6 @@ final class MonitorHeap {
       Thread.currentThread().interrupt();
       return null;
     }
-  }
-
-  private static double heapUsed(String metrics) {
-    double sum = 0;
-    for (String line : metrics.split("\n")) {
-      if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
-        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      }
-    }
-    return sum;
   }
 
   private static double value(String metrics, String name) {

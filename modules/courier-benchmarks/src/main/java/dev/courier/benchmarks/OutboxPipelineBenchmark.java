@@ -7,9 +7,11 @@ import dev.courier.outbox.OutboxSchema;
 import dev.courier.outbox.OutboxWriter;
 import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.InfraSettings;
+import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
+import dev.courier.testkit.WorkerProcess;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -35,6 +37,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -91,6 +94,7 @@ public final class OutboxPipelineBenchmark {
         String topic = pacedSettings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
         latency = fixedLoad(kafka, db, topic, 1_000, paced, registry, 0);
       }
+      String relayHeap = relayHeap(kafka, db, events);
       double baselineDebezium = rows.get(2).median();
       double baselineInserts = rows.get(0).median();
       double courier = rows.get(3).median();
@@ -114,6 +118,7 @@ public final class OutboxPipelineBenchmark {
               paced.toSeconds(),
               latency[0],
               latency[1]));
+      notes.add(relayHeap);
       BenchmarkReport.write(Path.of("target", "benchmarks"), "outbox", "events/s", rows, notes);
     }
   }
@@ -314,6 +319,42 @@ public final class OutboxPipelineBenchmark {
       }
       writer.writeAll(c, batch);
       c.commit();
+    }
+  }
+
+  /**
+   * The relay as a service: its own JVM capped at 512 MiB relays {@code events} written at full
+   * speed while jcmd samples its heap.
+   */
+  private static String relayHeap(KafkaBroker kafka, TestDatabase db, int events) throws Exception {
+    Map<String, String> settings = relaySettings(kafka, db);
+    List<String> args = new ArrayList<>();
+    settings.forEach((k, v) -> args.add(k + "=" + v));
+    try (WorkerProcess relay =
+        JvmWorker.of(OutboxRelay.class)
+            .name("outbox-relay")
+            .jvmOption("-Xmx512m")
+            .args(args.toArray(String[]::new))
+            .start()) {
+      long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+      while (!relay.output().contains("outbox relay streaming")) {
+        if (!relay.isAlive() || System.nanoTime() > deadline) {
+          return "relay service heap: the relay did not start: " + relay.output();
+        }
+        LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+      }
+      String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
+      try (HeapSampler heap = new HeapSampler(relay.pid())) {
+        double seconds = insertAndConsume(kafka, db, topic, events);
+        heap.close();
+        return String.format(
+            Locale.ROOT,
+            "relay service: %d events relayed in %.1f s in its own JVM capped at -Xmx512m; peak"
+                + " heap used %d MiB (target <= 512 MiB)",
+            events,
+            seconds,
+            heap.peakMiB());
+      }
     }
   }
 
