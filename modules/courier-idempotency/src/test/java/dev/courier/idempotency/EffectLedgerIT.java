@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.JvmWorker;
+import dev.courier.testkit.MutableClock;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
 import dev.courier.testkit.WorkerProcess;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.MutableClock;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -2,12 +2,11 @@ package dev.courier.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.courier.testkit.MutableClock;
 import java.io.IOException;
 import java.sql.SQLTransientConnectionException;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -79,7 +78,7 @@ class RetryDeciderTest {
 
   @Test
   void theBudgetIsSharedAcrossOperations() {
-    MutableClock clock = new MutableClock();
+    MutableClock clock = new MutableClock(NOW);
     RetryBudget budget = new RetryBudget(1, 0.5, clock);
     // Operation A takes the only token; operation B must wait for the refill (2 s at 0.5/s).
     assertThat(budget.tryAcquire()).as("A").isTrue();
@@ -109,29 +108,5 @@ class RetryDeciderTest {
         .isEqualTo(FailureClass.PERMANENT);
     assertThat(classifier.classify(new java.sql.SQLException("deadlock", "40P01")).failureClass())
         .isEqualTo(FailureClass.TRANSIENT);
-  }
-
-  /** A clock the test moves. */
-  static final class MutableClock extends Clock {
-    private Instant now = NOW;
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }
