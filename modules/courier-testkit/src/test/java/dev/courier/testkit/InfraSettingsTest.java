@@ -38,7 +38,8 @@ class InfraSettingsTest {
   @Test
   void badValuesNameTheirKey() {
     assertThatThrownBy(() -> InfraSettings.from(Map.of("courier.infra", "docker")::get))
-        .hasMessage("courier.infra='docker' is not one of auto, embedded, testcontainers, external");
+        .hasMessage(
+            "courier.infra='docker' is not one of auto, embedded, testcontainers, external");
     assertThatThrownBy(() -> InfraSettings.from(Map.of("courier.postgres.port", "x")::get))
         .hasMessageContaining("courier.postgres.port='x' is not a port number");
     assertThatThrownBy(() -> InfraSettings.from(Map.of("courier.postgres.port", "70000")::get))
