@@ -118,6 +118,9 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     pc.put(ProducerConfig.ACKS_CONFIG, "all");
     // Producer retries are Kafka's own (idempotent, no duplicates); they are not attempts.
     pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    // Forwarded records carry about 16 failure headers; at the default 16 KiB batch a burst of
+    // failures needed ten times the produce requests of the same records bare.
+    pc.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
     this.producer = new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
     LOG.info("{}", contract().render());
   }
