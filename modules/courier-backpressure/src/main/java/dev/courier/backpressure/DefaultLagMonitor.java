@@ -146,8 +146,7 @@ final class DefaultLagMonitor implements LagMonitor {
         windows.computeIfAbsent(key, k -> new PartitionWindow(config.window()));
     window.add(new OffsetSample(now, committed == null ? -1 : committed, end, lag));
     Owner owner = g.owners().getOrDefault(tp, Owner.NONE);
-    Verdict verdict =
-        evaluator.evaluate(window.samples(), window.lastAdvance(), owner != Owner.NONE, now);
+    Verdict verdict = evaluator.evaluate(window, window.lastAdvance(), owner != Owner.NONE, now);
     return new PartitionLag(
         g.group(),
         tp.topic(),

@@ -23,23 +23,35 @@ public final class StatusEvaluator {
     this.window = window;
   }
 
+  private static final Verdict NO_SAMPLES = new Verdict(Status.OK, "no samples yet");
+  private static final Verdict CAUGHT_UP = new Verdict(Status.OK, "caught up");
+  private static final Verdict TOO_FEW = new Verdict(Status.OK, "not enough samples yet");
+  private static final Verdict ZERO_IN_WINDOW =
+      new Verdict(Status.OK, "lag was zero within the window");
+  private static final Verdict NOT_GROWING = new Verdict(Status.OK, "lag not growing");
+
   public Verdict evaluate(
       List<OffsetSample> samples, Instant lastAdvance, boolean ownedByLiveMember, Instant now) {
-    if (samples.isEmpty()) {
-      return new Verdict(Status.OK, "no samples yet");
+    return evaluate(SampleSeries.of(samples), lastAdvance, ownedByLiveMember, now);
+  }
+
+  public Verdict evaluate(
+      SampleSeries samples, Instant lastAdvance, boolean ownedByLiveMember, Instant now) {
+    int n = samples.size();
+    if (n == 0) {
+      return NO_SAMPLES;
     }
-    OffsetSample first = samples.get(0);
-    OffsetSample last = samples.get(samples.size() - 1);
-    for (int i = 1; i < samples.size(); i++) {
-      long before = samples.get(i - 1).committedOffset();
-      long after = samples.get(i).committedOffset();
+    for (int i = 1; i < n; i++) {
+      long before = samples.committedOffset(i - 1);
+      long after = samples.committedOffset(i);
       if (before >= 0 && after >= 0 && after < before) {
         return new Verdict(
             Status.REWIND, "committed offset moved back from " + before + " to " + after);
       }
     }
-    if (last.lag() == 0) {
-      return new Verdict(Status.OK, "caught up");
+    long lastLag = samples.lag(n - 1);
+    if (lastLag == 0) {
+      return CAUGHT_UP;
     }
     Duration sinceAdvance = Duration.between(lastAdvance, now);
     if (sinceAdvance.compareTo(window) > 0) {
@@ -47,49 +59,51 @@ public final class StatusEvaluator {
           ? new Verdict(
               Status.STALL,
               "lag "
-                  + last.lag()
+                  + lastLag
                   + " and the committed offset has not moved for "
                   + seconds(sinceAdvance)
                   + " although a member owns the partition")
           : new Verdict(
               Status.STOP,
               "lag "
-                  + last.lag()
+                  + lastLag
                   + " and no commit for "
                   + seconds(sinceAdvance)
                   + " (longer than the "
                   + seconds(window)
                   + " window) and no member consuming");
     }
-    if (samples.size() < 2) {
-      return new Verdict(Status.OK, "not enough samples yet");
+    if (n < 2) {
+      return TOO_FEW;
     }
-    for (OffsetSample s : samples) {
-      if (s.lag() == 0) {
-        return new Verdict(Status.OK, "lag was zero within the window");
+    for (int i = 0; i < n; i++) {
+      if (samples.lag(i) == 0) {
+        return ZERO_IN_WINDOW;
       }
     }
-    if (last.lag() > first.lag() && last.committedOffset() > first.committedOffset()) {
+    long firstLag = samples.lag(0);
+    long lastCommitted = samples.committedOffset(n - 1);
+    if (lastLag > firstLag && lastCommitted > samples.committedOffset(0)) {
       return new Verdict(
           Status.WARN,
           "offsets advance but lag grew from "
-              + first.lag()
+              + firstLag
               + " to "
-              + last.lag()
+              + lastLag
               + " in "
-              + seconds(Duration.between(first.at(), last.at())));
+              + seconds(Duration.between(samples.at(0), samples.at(n - 1))));
     }
-    if (last.lag() > first.lag()) {
+    if (lastLag > firstLag) {
       return new Verdict(
           Status.WARN,
           "lag grew from "
-              + first.lag()
+              + firstLag
               + " to "
-              + last.lag()
+              + lastLag
               + " while the committed offset stayed at "
-              + last.committedOffset());
+              + lastCommitted);
     }
-    return new Verdict(Status.OK, "lag not growing");
+    return NOT_GROWING;
   }
 
   private static String seconds(Duration d) {

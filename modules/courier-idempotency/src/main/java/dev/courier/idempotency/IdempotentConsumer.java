@@ -1,6 +1,7 @@
 package dev.courier.idempotency;
 
 import dev.courier.core.CrashPoints;
+import dev.courier.core.PollLoop;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
@@ -21,7 +22,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,8 +44,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private final Duration pollTimeout;
   private final Counter rejectedCommits;
   private final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
-  private volatile boolean stopping;
-  private volatile boolean running;
+  private final PollLoop loop;
   private long polls;
   private long applied;
   private long duplicates;
@@ -58,6 +57,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     // Offsets are committed here, after the database commit, and nowhere else.
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     this.consumer = new KafkaConsumer<>(config, b.keyDeserializer, b.valueDeserializer);
+    this.loop = new PollLoop(consumer, consumer::close);
     this.topics = List.copyOf(b.topics);
     this.handler = b.handler;
     this.batchMode = b.batchMode;
@@ -86,27 +86,21 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
    * @throws RecordProcessingException when the failure handler refuses a record
    */
   public void runUntil(Predicate<ConsumerProgress> done) {
-    running = true;
-    try {
-      consumer.subscribe(topics, new CommitDoneWork());
-      while (!stopping && !done.test(progress())) {
-        ConsumerRecords<K, V> records = consumer.poll(pollTimeout);
-        polls++;
-        for (TopicPartition partition : records.partitions()) {
-          handlePartition(partition, records.records(partition));
-        }
-        if (!pending.isEmpty()) {
-          CrashPoints.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT.reach();
-          commitPending();
-        }
-      }
-    } catch (WakeupException e) {
-      if (!stopping) {
-        throw e;
-      }
-    } finally {
-      running = false;
-      consumer.close();
+    loop.run(
+        () -> consumer.subscribe(topics, new CommitDoneWork()),
+        () -> done.test(progress()),
+        this::pollOnce);
+  }
+
+  private void pollOnce() {
+    ConsumerRecords<K, V> records = consumer.poll(pollTimeout);
+    polls++;
+    for (TopicPartition partition : records.partitions()) {
+      handlePartition(partition, records.records(partition));
+    }
+    if (!pending.isEmpty()) {
+      CrashPoints.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT.reach();
+      commitPending();
     }
   }
 
@@ -117,12 +111,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   /** Stops the loop (from another thread) or closes the idle consumer. */
   @Override
   public void close() {
-    stopping = true;
-    if (running) {
-      consumer.wakeup();
-    } else {
-      consumer.close();
-    }
+    loop.close();
   }
 
   private void handlePartition(TopicPartition partition, List<ConsumerRecord<K, V>> records) {

@@ -100,41 +100,56 @@ public final class DltReplayer implements AutoCloseable {
 
   /** Every dead letter up to the topic's current end that the filter keeps, oldest first. */
   public List<DltRecord> list(String dltTopic, DltFilter filter) {
-    Map<String, Object> cc = new HashMap<>(clientConfig);
-    cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    cc.remove(ConsumerConfig.GROUP_ID_CONFIG);
-    List<DltRecord> found = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> consumer = reader()) {
       List<TopicPartition> parts = new ArrayList<>();
       consumer
           .partitionsFor(dltTopic)
           .forEach(p -> parts.add(new TopicPartition(dltTopic, p.partition())));
       consumer.assign(parts);
       consumer.seekToBeginning(parts);
-      Map<TopicPartition, Long> ends = consumer.endOffsets(parts);
-      Instant deadline = Instant.now().plusSeconds(60);
-      while (parts.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
-        if (Instant.now().isAfter(deadline)) {
-          throw new IllegalStateException("could not read " + dltTopic + " to its end within 60 s");
-        }
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
-            DltRecord d = toDltRecord(r);
-            if (filter.test(d)) {
-              found.add(d);
-            }
+      return readUpTo(consumer, consumer.endOffsets(parts), filter::test);
+    }
+  }
+
+  /** One dead letter, read from its own offset. */
+  public Optional<DltRecord> inspect(String dltTopic, int partition, long offset) {
+    TopicPartition tp = new TopicPartition(dltTopic, partition);
+    try (KafkaConsumer<byte[], byte[]> consumer = reader()) {
+      consumer.assign(List.of(tp));
+      consumer.seek(tp, offset);
+      long end = Math.min(offset + 1, consumer.endOffsets(List.of(tp)).get(tp));
+      return readUpTo(consumer, Map.of(tp, end), r -> r.offset() == offset).stream().findFirst();
+    }
+  }
+
+  private KafkaConsumer<byte[], byte[]> reader() {
+    Map<String, Object> cc = new HashMap<>(clientConfig);
+    cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    cc.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    return new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /** Reads the assigned partitions up to {@code ends}, keeping what {@code keep} accepts. */
+  private static List<DltRecord> readUpTo(
+      KafkaConsumer<byte[], byte[]> consumer,
+      Map<TopicPartition, Long> ends,
+      java.util.function.Predicate<DltRecord> keep) {
+    List<DltRecord> found = new ArrayList<>();
+    Instant deadline = Instant.now().plusSeconds(60);
+    while (ends.keySet().stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException("could not read " + ends.keySet() + " within 60 s");
+      }
+      for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+        if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
+          DltRecord d = toDltRecord(r);
+          if (keep.test(d)) {
+            found.add(d);
           }
         }
       }
     }
     return found;
-  }
-
-  public Optional<DltRecord> inspect(String dltTopic, int partition, long offset) {
-    return list(dltTopic, DltFilter.all()).stream()
-        .filter(r -> r.partition() == partition && r.offset() == offset)
-        .findFirst();
   }
 
   /** The dry run: what {@link #replay} would send, parked records left out. */

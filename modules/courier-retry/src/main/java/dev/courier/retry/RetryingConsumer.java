@@ -1,6 +1,7 @@
 package dev.courier.retry;
 
 import dev.courier.core.CrashPoints;
+import dev.courier.core.PollLoop;
 import dev.courier.retry.internal.Hop;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -30,7 +31,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -74,8 +74,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   private volatile long deadLettered;
   private volatile long budgetWaits;
   private Instant nextDepthCheck = Instant.EPOCH;
-  private volatile boolean stopping;
-  private volatile boolean running;
+  private final PollLoop loop;
 
   private RetryingConsumer(Builder<K, V> b) {
     this.config = b.config;
@@ -122,6 +121,13 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     // failures needed ten times the produce requests of the same records bare.
     pc.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
     this.producer = new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
+    this.loop =
+        new PollLoop(
+            consumer,
+            () -> {
+              consumer.close();
+              producer.close();
+            });
     LOG.info("{}", contract().render());
   }
 
@@ -164,26 +170,19 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
 
   /** Runs until the condition holds after a poll, or {@link #close()}. */
   public void runUntil(Predicate<RetryProgress> done) {
-    running = true;
-    try {
-      consumer.subscribe(topics.all().subList(0, topics.tiers() + 1), new Forget());
-      while (!stopping && !done.test(progress())) {
-        resumeDue();
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout());
-        for (TopicPartition tp : records.partitions()) {
-          handlePartition(tp, records.records(tp));
-        }
-        updateGauges();
-      }
-    } catch (WakeupException e) {
-      if (!stopping) {
-        throw e;
-      }
-    } finally {
-      running = false;
-      consumer.close();
-      producer.close();
+    loop.run(
+        () -> consumer.subscribe(topics.all().subList(0, topics.tiers() + 1), new Forget()),
+        () -> done.test(progress()),
+        this::pollOnce);
+  }
+
+  private void pollOnce() {
+    resumeDue();
+    ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout());
+    for (TopicPartition tp : records.partitions()) {
+      handlePartition(tp, records.records(tp));
     }
+    updateGauges();
   }
 
   private void handlePartition(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
@@ -212,11 +211,10 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     int tier = topics.tierOf(record.topic());
     int attempt =
         RetryHeaders.number(record.headers(), RetryHeaders.ATTEMPT).map(Long::intValue).orElse(1);
-    if (tier > 0) {
-      Optional<Instant> due = RetryHeaders.time(record.headers(), RetryHeaders.DUE);
-      if (due.isPresent() && now.isBefore(due.get())) {
-        return due;
-      }
+    Optional<Instant> due =
+        tier > 0 ? RetryHeaders.time(record.headers(), RetryHeaders.DUE) : Optional.empty();
+    if (due.isPresent() && now.isBefore(due.get())) {
+      return due;
     }
     Optional<Instant> deadline = deadline(record);
     Optional<Decision.DeadLetter> expired = decider.beforeAttempt(deadline, now);
@@ -231,8 +229,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
         metrics.budgetWaits.increment();
         return Optional.of(now.plus(budget.untilAvailable()));
       }
-      RetryHeaders.time(record.headers(), RetryHeaders.DUE)
-          .ifPresent(due -> metrics.lateness.record(Duration.between(due, now)));
+      due.ifPresent(d -> metrics.lateness.record(Duration.between(d, now)));
     }
     metrics.attempt(tier);
     calls++;
@@ -441,15 +438,10 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     return new RetryProgress(calls, succeeded, retried, deadLettered, budgetWaits);
   }
 
+  /** Stops the loop (from another thread) or closes the idle consumer and producer. */
   @Override
   public void close() {
-    stopping = true;
-    if (running) {
-      consumer.wakeup();
-    } else {
-      consumer.close();
-      producer.close();
-    }
+    loop.close();
   }
 
   /** Paused partitions that move to another member start over there; forget their wait here. */

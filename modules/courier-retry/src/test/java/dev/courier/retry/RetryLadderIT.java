@@ -58,6 +58,9 @@ class RetryLadderIT {
     DltRecord d = replayer(f).list(topic + ".dlt", DltFilter.all()).get(0);
     assertThat(d.reason()).isEqualTo("permanent");
     assertThat(d.attempts()).isEqualTo(1);
+    assertThat(replayer(f).inspect(topic + ".dlt", d.partition(), d.offset()))
+        .hasValueSatisfying(one -> assertThat(one.value()).isEqualTo(d.value()));
+    assertThat(replayer(f).inspect(topic + ".dlt", d.partition(), d.offset() + 1)).isEmpty();
     assertThat(new String(d.value(), StandardCharsets.UTF_8)).isEqualTo("acc-2:-5");
     assertThat(new String(d.key(), StandardCharsets.UTF_8)).isEqualTo("acc-2");
     assertThat(d.originalTopic()).isEqualTo(topic);

@@ -2,6 +2,7 @@ package dev.courier.backpressure.internal;
 
 import dev.courier.backpressure.OffsetSample;
 import dev.courier.backpressure.Rates;
+import dev.courier.backpressure.SampleSeries;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.AbstractList;
@@ -14,7 +15,7 @@ import java.util.Optional;
  * when the committed offset last moved, and derives the rates. Samples sit in primitive rings, not
  * objects: a monitor holds one window per partition-group pair, 100,000 of them at scale.
  */
-public final class PartitionWindow {
+public final class PartitionWindow implements SampleSeries {
 
   private final long windowMillis;
   private long[] at = new long[4];
@@ -45,7 +46,7 @@ public final class PartitionWindow {
     lag[i] = sample.lag();
     size++;
     long horizon = t - windowMillis;
-    while (size > 1 && at(1) <= horizon) {
+    while (size > 1 && atMillis(1) <= horizon) {
       head = (head + 1) % at.length;
       size--;
     }
@@ -72,7 +73,7 @@ public final class PartitionWindow {
     return (head + k) % at.length;
   }
 
-  private long at(int k) {
+  private long atMillis(int k) {
     return at[index(k)];
   }
 
@@ -80,7 +81,27 @@ public final class PartitionWindow {
     return committed[index(k)];
   }
 
-  /** A read-only view, valid until the next {@link #add}. */
+  @Override
+  public int size() {
+    return size;
+  }
+
+  @Override
+  public Instant at(int k) {
+    return Instant.ofEpochMilli(atMillis(k));
+  }
+
+  @Override
+  public long committedOffset(int k) {
+    return committed(k);
+  }
+
+  @Override
+  public long lag(int k) {
+    return lag[index(k)];
+  }
+
+  /** The samples as objects (tests, debugging); {@code StatusEvaluator} reads the series. */
   public List<OffsetSample> samples() {
     return new AbstractList<>() {
       @Override
