@@ -20,7 +20,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
 public final class RunAll {
 
   static final List<String> REPORTS =
-      List.of("serde", "outbox", "idempotency", "retry", "backpressure");
+      List.of("serde", "outbox", "idempotency", "retry", "backpressure", "lab");
 
   private RunAll() {}
 
@@ -33,6 +33,7 @@ public final class RunAll {
     RetryLadderBenchmark.main(smoke ? new String[] {"200", "1"} : new String[] {"5000", "3"});
     BackpressureMonitorBenchmark.main(
         smoke ? new String[] {"10", "10", "1"} : new String[] {"10,100,1000", "10,100", "5"});
+    LabHeapBenchmark.main(smoke ? new String[] {"--step", "2"} : new String[0]);
     writeSummary(Path.of("target", "benchmarks"), smoke);
   }
 

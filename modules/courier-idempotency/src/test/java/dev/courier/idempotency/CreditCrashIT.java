@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.courier.core.CrashPoint;
 import dev.courier.core.CrashPoints;
+import dev.courier.idempotency.reference.CreditWorker;
 import dev.courier.testkit.BackendMatrix;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.JvmWorker;

@@ -8,6 +8,7 @@ import dev.courier.idempotency.ConsumerProgress;
 import dev.courier.idempotency.IdempotentConsumer;
 import dev.courier.replay.reference.Analytics;
 import dev.courier.replay.reference.Billing;
+import dev.courier.replay.reference.OrderEvents;
 import dev.courier.replay.reference.Totals;
 import dev.courier.testkit.BackendMatrix;
 import dev.courier.testkit.CourierInfra;
@@ -63,7 +64,7 @@ class ReplayIT {
             .undoDirectory(tmp.resolve("undo"))
             .build();
 
-    try (OrderEvents events = new OrderEvents(kafka, registry, topic)) {
+    try (OrderEvents events = new OrderEvents(kafka.producerConfig(), registry, topic)) {
       events.created("o-1", "acc-1", "30.00");
       events.paid("o-1", "30.00");
       // Billing completes created and paid: committed offset 2.

@@ -1,5 +1,8 @@
 package dev.courier.retry;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * What a consumer promises about failures, printed at start and by {@code courier contract}: which
  * key deduplicates, what keeps order, how failures are classified, when retries stop, and who may
@@ -18,6 +21,37 @@ public record RetryContract(
     String elapsedLimit,
     String deadLetterTopic,
     String replayAuthority) {
+
+  /** The contract a consumer with these settings, classifier and budget keeps. */
+  public static RetryContract of(
+      RetryConfig config, FailureClassifier classifier, RetryBudget budget) {
+    RetryPolicy policy = config.policy();
+    RetryTopics topics = new RetryTopics(config.topic(), policy.tiers());
+    List<String> delays = new ArrayList<>();
+    for (int t = 1; t <= policy.tiers(); t++) {
+      delays.add(topics.tier(t) + " up to " + policy.backOff().ceiling(t).toMillis() + " ms");
+    }
+    return new RetryContract(
+        config.group(),
+        config.topic(),
+        "header '"
+            + config.getString(RetryConfig.OPERATION_KEY_HEADER)
+            + "' (copied to "
+            + RetryHeaders.OPERATION_KEY
+            + ")",
+        config.getString(RetryConfig.ORDERING_KEY),
+        classifier.describe(),
+        policy.maxAttempts(),
+        policy.backOff() + (delays.isEmpty() ? "" : ": " + String.join(", ", delays)),
+        "header '"
+            + config.getString(RetryConfig.DEADLINE_HEADER)
+            + "': expired records go to the DLT as 'expired' unexecuted; a"
+            + " retry due after it stops as 'deadline'",
+        budget.toString(),
+        policy.maxElapsed().toString(),
+        topics.deadLetter(),
+        config.getString(RetryConfig.REPLAY_AUTHORITY));
+  }
 
   public String render() {
     return String.join(

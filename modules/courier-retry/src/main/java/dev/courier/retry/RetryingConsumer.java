@@ -141,27 +141,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   }
 
   public RetryContract contract() {
-    RetryPolicy policy = config.policy();
-    List<String> delays = new ArrayList<>();
-    for (int t = 1; t <= policy.tiers(); t++) {
-      delays.add(topics.tier(t) + " up to " + policy.backOff().ceiling(t).toMillis() + " ms");
-    }
-    return new RetryContract(
-        config.group(),
-        config.topic(),
-        "header '" + operationKeyHeader + "' (copied to " + RetryHeaders.OPERATION_KEY + ")",
-        config.getString(RetryConfig.ORDERING_KEY),
-        classifier.describe(),
-        policy.maxAttempts(),
-        policy.backOff() + (delays.isEmpty() ? "" : ": " + String.join(", ", delays)),
-        "header '"
-            + deadlineHeader
-            + "': expired records go to the DLT as 'expired' unexecuted; a"
-            + " retry due after it stops as 'deadline'",
-        budget.toString(),
-        policy.maxElapsed().toString(),
-        topics.deadLetter(),
-        config.getString(RetryConfig.REPLAY_AUTHORITY));
+    return RetryContract.of(config, classifier, budget);
   }
 
   public void run() {

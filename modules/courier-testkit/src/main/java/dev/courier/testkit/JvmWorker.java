@@ -30,6 +30,7 @@ public final class JvmWorker {
   private final Map<String, String> environment = new LinkedHashMap<>();
   private String name;
   private String crashPoint;
+  private String classpath = System.getProperty("java.class.path");
 
   private JvmWorker(String mainClass) {
     this.mainClass = mainClass;
@@ -61,6 +62,12 @@ public final class JvmWorker {
     return this;
   }
 
+  /** Runs on this classpath instead of this JVM's (e.g. a packaged executable jar). */
+  public JvmWorker classpath(String classpath) {
+    this.classpath = Objects.requireNonNull(classpath, "classpath");
+    return this;
+  }
+
   public JvmWorker jvmOption(String option) {
     jvmOptions.add(option);
     return this;
@@ -84,7 +91,7 @@ public final class JvmWorker {
     command.addAll(jvmOptions);
     // The test JVM's classpath (under Surefire a manifest-only jar that lists every entry).
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classpath);
     Map<String, String> properties = new LinkedHashMap<>(systemProperties);
     if (crashPoint != null) {
       properties.put(CrashPoint.ARM_PROPERTY, crashPoint);

@@ -24,6 +24,9 @@ public final class WorkerProcess implements AutoCloseable {
   /** 128 + SIGKILL(9), the status a shell reports for a process killed with kill -9. */
   public static final int SIGKILL_EXIT_STATUS = 137;
 
+  /** 128 + SIGTERM(15): a JVM that ran its shutdown hooks after SIGTERM exits with this. */
+  public static final int SIGTERM_EXIT_STATUS = 143;
+
   private final String name;
   private final Process process;
   private final String armedAt;
@@ -124,6 +127,19 @@ public final class WorkerProcess implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while killing worker " + name, e);
     }
+  }
+
+  /**
+   * Sends SIGTERM, as an orchestrator stopping a container does, and waits for the worker to run
+   * its shutdown hooks and exit.
+   *
+   * @return its exit status ({@link #SIGTERM_EXIT_STATUS} for a JVM stopped by the signal)
+   */
+  public int terminate(Duration timeout) {
+    // SIGTERM through the handle: Process.destroy() would also close the output pipe, and what the
+    // worker prints while it shuts down is exactly what callers want to see.
+    process.toHandle().destroy();
+    return awaitExit(timeout);
   }
 
   /** Waits for the armed crash point, then kills the worker there; returns the exit status. */

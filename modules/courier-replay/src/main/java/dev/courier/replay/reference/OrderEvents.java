@@ -1,11 +1,10 @@
-package dev.courier.replay;
+package dev.courier.replay.reference;
 
 import dev.courier.schema.KafkaAvroSerializer;
 import dev.courier.schema.order.OrderCreated;
 import dev.courier.schema.order.OrderLine;
 import dev.courier.schema.order.OrderPaid;
 import dev.courier.schema.order.OrderShipped;
-import dev.courier.testkit.KafkaBroker;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
@@ -15,12 +14,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /** Produces Avro order events (one topic, several record types) keyed by order id. */
-final class OrderEvents implements AutoCloseable {
+public final class OrderEvents implements AutoCloseable {
 
   private final KafkaProducer<String, Object> producer;
   private final String topic;
 
-  OrderEvents(KafkaBroker kafka, String registryUrl, String topic) {
+  /** A producer with {@code producerConfig} (at least bootstrap.servers) and the registry. */
+  public OrderEvents(Map<String, Object> producerConfig, String registryUrl, String topic) {
     KafkaAvroSerializer values = new KafkaAvroSerializer();
     values.configure(
         Map.of(
@@ -29,11 +29,11 @@ final class OrderEvents implements AutoCloseable {
             "value.subject.name.strategy",
             "io.confluent.kafka.serializers.subject.TopicRecordNameStrategy"),
         false);
-    this.producer = new KafkaProducer<>(kafka.producerConfig(), new StringSerializer(), values);
+    this.producer = new KafkaProducer<>(producerConfig, new StringSerializer(), values);
     this.topic = topic;
   }
 
-  void created(String order, String account, String total) throws Exception {
+  public void created(String order, String account, String total) throws Exception {
     send(
         order,
         OrderCreated.newBuilder()
@@ -53,7 +53,7 @@ final class OrderEvents implements AutoCloseable {
             .build());
   }
 
-  void paid(String order, String amount) throws Exception {
+  public void paid(String order, String amount) throws Exception {
     send(
         order,
         OrderPaid.newBuilder()
@@ -66,7 +66,7 @@ final class OrderEvents implements AutoCloseable {
             .build());
   }
 
-  void shipped(String order) throws Exception {
+  public void shipped(String order) throws Exception {
     send(
         order,
         OrderShipped.newBuilder()

@@ -1,6 +1,8 @@
-package dev.courier.idempotency;
+package dev.courier.idempotency.reference;
 
 import dev.courier.core.CrashPoints;
+import dev.courier.idempotency.IdempotentConsumer;
+import dev.courier.idempotency.IdempotentHandler;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -15,10 +17,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * The reference job, run in a child JVM: credit an account by the amount in each record ({@code
- * "17:10"} credits account 17 by 10). {@code guarded} goes through Courier's idempotent consumer;
- * {@code unguarded} is the naive loop (effect, then offset commit) that double-credits after a
- * crash between the two.
+ * The reference job of the crash scenario (CreditCrashIT and step 2 of {@code courier lab}), run in
+ * a child JVM: credit an account by the amount in each record ({@code "17:10"} credits account 17
+ * by 10). {@code guarded} goes through Courier's idempotent consumer; {@code unguarded} is the
+ * naive loop (effect, then offset commit) that double-credits after a crash between the two.
  *
  * <p>Arguments: mode, bootstrap servers, JDBC URL, user, password, topic, group, records to handle.
  */
@@ -50,7 +52,7 @@ public final class CreditWorker {
     System.out.println("credit worker done: " + mode);
   }
 
-  static void credit(Connection c, ConsumerRecord<String, String> record) throws Exception {
+  public static void credit(Connection c, ConsumerRecord<String, String> record) throws Exception {
     String[] parts = record.value().split(":");
     try (PreparedStatement ps =
         c.prepareStatement("UPDATE accounts SET total = total + ? WHERE id = ?")) {

@@ -1,0 +1,41 @@
+package dev.courier.cli;
+
+import dev.courier.retry.FailureClassifier;
+import dev.courier.retry.RetryBudget;
+import dev.courier.retry.RetryConfig;
+import dev.courier.retry.RetryContract;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+@Command(
+    name = "contract",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Prints the retry contract a consumer with these settings keeps: operation key, ordering,"
+          + " classification, attempts, delays, deadline, budget, DLT and who may replay it.",
+      "Takes the same settings as retry-worker (RetryConfig's keys); connects to nothing."
+    })
+final class ContractCommand implements Callable<Integer> {
+
+  @Mixin SettingsOptions options;
+
+  @Override
+  public Integer call() {
+    RetryConfig config =
+        new RetryConfig(
+            options.resolve(
+                RetryWorkerCommand.DEFINITION, List.of(RetryConfig.CLIENT_PREFIX), System.err));
+    RetryBudget budget =
+        new RetryBudget(
+            config.getInt(RetryConfig.BUDGET_CAPACITY),
+            config.getDouble(RetryConfig.BUDGET_REFILL),
+            Clock.systemUTC());
+    FailureClassifier classifier =
+        FailureClassifier.builder().otherwise(config.unknownFailures()).build();
+    System.out.println(RetryContract.of(config, classifier, budget).render());
+    return 0;
+  }
+}

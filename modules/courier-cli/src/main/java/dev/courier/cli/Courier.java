@@ -1,0 +1,71 @@
+package dev.courier.cli;
+
+import dev.courier.cli.lab.LabCommand;
+import java.io.PrintWriter;
+import org.apache.kafka.common.config.ConfigException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** The {@code courier} command. */
+@Command(
+    name = "courier",
+    mixinStandardHelpOptions = true,
+    version = "courier 0.1.0-SNAPSHOT (Kafka 4.3.1, Debezium 3.6.1.Final)",
+    description = "Reliable asynchronous work on Apache Kafka: lab, services and operator tools.",
+    subcommands = {
+      LabCommand.class,
+      RelayCommand.class,
+      MonitorCommand.class,
+      RetryWorkerCommand.class,
+      GroupsCommand.class,
+      DltCommand.class,
+      ContractCommand.class,
+      CommandLine.HelpCommand.class
+    })
+public final class Courier implements Runnable {
+
+  /** Exit status of a configuration the command refuses (the message names the key). */
+  public static final int CONFIG_ERROR = 2;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "Missing a command");
+  }
+
+  public static void main(String[] args) {
+    // Before the first logger exists: the lab prints its own story, services log at info.
+    boolean lab = args.length > 0 && args[0].equals("lab");
+    System.setProperty(
+        "courier.log.level", System.getProperty("courier.log.level", lab ? "warn" : "info"));
+    System.exit(execute(args));
+  }
+
+  /** Runs a command line in this JVM and returns its exit status. */
+  public static int execute(String... args) {
+    return commandLine().execute(args);
+  }
+
+  /** The command line with Courier's error handling: a bad setting exits 2 naming the key. */
+  static CommandLine commandLine() {
+    CommandLine line = new CommandLine(new Courier());
+    line.setExecutionExceptionHandler(
+        (e, cl, parsed) -> {
+          PrintWriter err = cl.getErr();
+          String command = cl.getCommandSpec().qualifiedName();
+          if (e instanceof ConfigException) {
+            err.println(command + ": configuration error: " + e.getMessage());
+            return CONFIG_ERROR;
+          }
+          err.println(command + ": " + e.getMessage());
+          if (Boolean.getBoolean("courier.stacktrace")) {
+            e.printStackTrace(err);
+          }
+          return 1;
+        });
+    return line;
+  }
+}

@@ -1,0 +1,115 @@
+package dev.courier.cli;
+
+import dev.courier.core.PermanentError;
+import dev.courier.retry.RecordHandler;
+import dev.courier.retry.RetryHeaders;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.Configurable;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The retry worker's default work: POST the record's value to an HTTP endpoint, so a service in any
+ * language gets Courier's retry ladder in front of it. The operation key goes in {@code
+ * Idempotency-Key} (the IETF draft header) so the endpoint can deduplicate; the coordinates go in
+ * {@code Courier-Topic}, {@code Courier-Partition}, {@code Courier-Offset}.
+ *
+ * <p>2xx is success. 408, 425, 429 and 5xx, timeouts and refused connections are transient (retried
+ * through the tiers); any other status is permanent (straight to the DLT, status and body in the
+ * reason).
+ */
+public final class HttpRecordHandler implements RecordHandler<byte[], byte[]>, Configurable {
+
+  static final String TARGET_URL = "retry.worker.target.url";
+  static final String TIMEOUT_MS = "retry.worker.target.timeout.ms";
+
+  private HttpClient client;
+  private URI target;
+  private Duration timeout;
+  private String operationKeyHeader;
+
+  @Override
+  public void configure(Map<String, ?> settings) {
+    Object url = settings.get(TARGET_URL);
+    if (url == null || url.toString().isBlank()) {
+      throw new ConfigException(
+          TARGET_URL, url, "required by the default handler (or set retry.worker.handler.class)");
+    }
+    try {
+      this.target = URI.create(url.toString());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(TARGET_URL, url, "not a URL: " + e.getMessage());
+    }
+    if (target.getScheme() == null || !target.getScheme().startsWith("http")) {
+      throw new ConfigException(TARGET_URL, url, "not an http(s) URL");
+    }
+    Object ms = settings.get(TIMEOUT_MS);
+    this.timeout = Duration.ofMillis(ms == null ? 10_000 : Long.parseLong(ms.toString()));
+    Object header = settings.get("retry.operation.key.header");
+    this.operationKeyHeader = header == null ? "id" : header.toString();
+    this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
+  }
+
+  @Override
+  public void handle(ConsumerRecord<byte[], byte[]> record) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(target)
+            .timeout(timeout)
+            .header("Content-Type", "application/octet-stream")
+            .header("Courier-Topic", record.topic())
+            .header("Courier-Partition", String.valueOf(record.partition()))
+            .header("Courier-Offset", String.valueOf(record.offset()))
+            .POST(
+                HttpRequest.BodyPublishers.ofByteArray(
+                    record.value() == null ? new byte[0] : record.value()));
+    RetryHeaders.text(record.headers(), operationKeyHeader)
+        .ifPresent(key -> request.header("Idempotency-Key", key));
+    if (record.key() != null) {
+      request.header("Courier-Key", new String(record.key(), StandardCharsets.UTF_8));
+    }
+    HttpResponse<String> response =
+        client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    int status = response.statusCode();
+    if (status / 100 == 2) {
+      return;
+    }
+    String detail = "HTTP " + status + " from " + target + ": " + abbreviate(response.body());
+    if (status == 408 || status == 425 || status == 429 || status >= 500) {
+      throw new Unavailable(detail);
+    }
+    throw new Refused(status, detail);
+  }
+
+  private static String abbreviate(String body) {
+    return body.length() <= 200 ? body : body.substring(0, 200) + "...";
+  }
+
+  /** The endpoint cannot take the record now: a later attempt may succeed. */
+  static final class Unavailable extends IOException {
+    Unavailable(String message) {
+      super(message);
+    }
+  }
+
+  /** The endpoint refused the record itself: retrying cannot help. */
+  static final class Refused extends Exception implements PermanentError {
+    private final int status;
+
+    Refused(int status, String message) {
+      super(message);
+      this.status = status;
+    }
+
+    @Override
+    public String reason() {
+      return "http-" + status;
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package dev.courier.cli;
+
+import dev.courier.backpressure.MonitorConfig;
+import dev.courier.backpressure.MonitorService;
+import dev.courier.core.ClientSettings;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+@Command(
+    name = "monitor",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the backpressure monitor: lag, age of the oldest unconsumed record, rates and status"
+          + " per group and partition.",
+      "Serves /metrics, /health, /v1/groups and /v1/groups/{group} on monitor.http.port; stops"
+          + " cleanly on SIGTERM.",
+      "Settings: MonitorConfig's keys (bootstrap.servers, monitor.*), from --config, COURIER_..."
+          + " variables and --set."
+    })
+final class MonitorCommand implements Callable<Integer> {
+
+  @Mixin SettingsOptions options;
+
+  @Override
+  public Integer call() throws Exception {
+    MonitorConfig config =
+        new MonitorConfig(
+            options.resolve(MonitorConfig.configDef(), List.of(ClientSettings.PREFIX), System.err));
+    MonitorService service = MonitorService.start(config, Clock.systemUTC());
+    System.out.println(
+        "courier monitor: serving /health, /metrics and /v1/groups on port " + service.port());
+    return ServiceLifecycle.runUntilStopped("monitor", service, Optional::empty, System.out);
+  }
+}

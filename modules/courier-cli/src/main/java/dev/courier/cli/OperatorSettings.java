@@ -1,0 +1,108 @@
+package dev.courier.cli;
+
+import dev.courier.core.ClientSettings;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/** What the operator commands connect to: the cluster, and the database holding the audit log. */
+final class OperatorSettings extends AbstractConfig {
+
+  static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+  static final String AUDIT_JDBC_URL = "audit.jdbc.url";
+  static final String AUDIT_JDBC_USER = "audit.jdbc.user";
+  static final String AUDIT_JDBC_PASSWORD = "audit.jdbc.password";
+  static final String UNDO_DIRECTORY = "replay.undo.directory";
+  static final String REPLAY_RATE = "dlt.replay.rate.per.second";
+
+  static final ConfigDef DEFINITION =
+      new ConfigDef()
+          .define(
+              BOOTSTRAP_SERVERS,
+              Type.LIST,
+              ConfigDef.NO_DEFAULT_VALUE,
+              ConfigDef.ValidList.anyNonDuplicateValues(false, false),
+              Importance.HIGH,
+              "Kafka brokers to connect to (host:port,...).")
+          .define(
+              AUDIT_JDBC_URL,
+              Type.STRING,
+              null,
+              Importance.HIGH,
+              "PostgreSQL holding the audit log of resets and DLT replays"
+                  + " (jdbc:postgresql://host:5432/db); required by every command that changes"
+                  + " something.")
+          .define(AUDIT_JDBC_USER, Type.STRING, null, Importance.HIGH, "Audit database user.")
+          .define(
+              AUDIT_JDBC_PASSWORD, Type.PASSWORD, null, Importance.HIGH, "Audit database password.")
+          .define(
+              UNDO_DIRECTORY,
+              Type.STRING,
+              "courier-undo",
+              Importance.MEDIUM,
+              "Where a reset writes the offsets it replaces, in kafka-consumer-groups' CSV format.")
+          .define(
+              REPLAY_RATE,
+              Type.DOUBLE,
+              10.0,
+              Range.atLeast(0.001),
+              Importance.MEDIUM,
+              "Most DLT records a replay sends per second.");
+
+  private OperatorSettings(Map<String, String> settings) {
+    super(DEFINITION, settings, false);
+  }
+
+  static OperatorSettings resolve(SettingsOptions options) {
+    return new OperatorSettings(
+        options.resolve(DEFINITION, List.of(ClientSettings.PREFIX), System.err));
+  }
+
+  Map<String, Object> clientConfig() {
+    return ClientSettings.of(this, String.join(",", getList(BOOTSTRAP_SERVERS)));
+  }
+
+  Admin admin() {
+    return Admin.create(clientConfig());
+  }
+
+  Path undoDirectory() {
+    return Path.of(getString(UNDO_DIRECTORY));
+  }
+
+  double replayRate() {
+    return getDouble(REPLAY_RATE);
+  }
+
+  /**
+   * @throws ConfigException naming {@value #AUDIT_JDBC_URL} when it is not set
+   */
+  DataSource auditDatabase() {
+    String url = getString(AUDIT_JDBC_URL);
+    if (url == null || url.isBlank()) {
+      throw new ConfigException(
+          AUDIT_JDBC_URL, url, "required: every change an operator makes is audited");
+    }
+    if (!url.startsWith("jdbc:postgresql:")) {
+      throw new ConfigException(AUDIT_JDBC_URL, url, "not a jdbc:postgresql: URL");
+    }
+    PGSimpleDataSource db = new PGSimpleDataSource();
+    db.setURL(url);
+    if (getString(AUDIT_JDBC_USER) != null) {
+      db.setUser(getString(AUDIT_JDBC_USER));
+    }
+    if (getPassword(AUDIT_JDBC_PASSWORD) != null) {
+      db.setPassword(getPassword(AUDIT_JDBC_PASSWORD).value());
+    }
+    return db;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.courier.cli;
+
+import dev.courier.core.ClientSettings;
+import dev.courier.outbox.OutboxRelay;
+import dev.courier.outbox.OutboxRelayConfig;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+@Command(
+    name = "relay",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the outbox relay: Debezium's embedded engine tails the outbox table (pgoutput) and"
+          + " publishes each event to Kafka, keeping its id on a re-send.",
+      "Serves /health and /metrics on relay.http.port; stops cleanly on SIGTERM.",
+      "Settings: OutboxRelayConfig's keys (bootstrap.servers, database.*, outbox.*) and"
+          + " relay.http.port, from --config, COURIER_... variables and --set."
+    })
+final class RelayCommand implements Callable<Integer> {
+
+  static final String HTTP_PORT = "relay.http.port";
+
+  static final ConfigDef DEFINITION =
+      new ConfigDef(OutboxRelayConfig.configDef())
+          .define(
+              HTTP_PORT,
+              Type.INT,
+              9465,
+              Range.between(0, 65535),
+              Importance.MEDIUM,
+              "Port of /health and /metrics (0 picks a free port).");
+
+  @Mixin SettingsOptions options;
+
+  @Override
+  public Integer call() throws Exception {
+    Map<String, String> settings =
+        options.resolve(DEFINITION, List.of(ClientSettings.PREFIX), System.err);
+    AbstractConfig service = new AbstractConfig(DEFINITION, settings, false);
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    OutboxRelay relay = OutboxRelay.start(settings, registry, Clock.systemUTC());
+    ServiceHttp http =
+        ServiceHttp.start(HTTP_PORT, service.getInt(HTTP_PORT), registry, relay::healthy);
+    System.out.println("courier relay: serving /health and /metrics on port " + http.port());
+    return ServiceLifecycle.runUntilStopped(
+        "relay",
+        () -> {
+          http.close();
+          relay.close();
+        },
+        () -> Optional.ofNullable(relay.failure()),
+        System.out);
+  }
+}

@@ -1,0 +1,127 @@
+package dev.courier.cli;
+
+import dev.courier.retry.FailureClassifier;
+import dev.courier.retry.RecordHandler;
+import dev.courier.retry.RetryConfig;
+import dev.courier.retry.RetryingConsumer;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.http.HttpTimeoutException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+@Command(
+    name = "retry-worker",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the retry ladder for retry.topic: the main topic, its delay tiers and its DLT, one"
+          + " consumer group. Each record goes to the handler (retry.worker.handler.class; by"
+          + " default an HTTP POST to retry.worker.target.url); failures climb the tiers or park"
+          + " in the DLT as RetryConfig says.",
+      "Serves /health and /metrics on retry.worker.http.port; stops cleanly on SIGTERM.",
+      "Settings: RetryConfig's keys (bootstrap.servers, group.id, retry.*) and retry.worker.*."
+    })
+final class RetryWorkerCommand implements Callable<Integer> {
+
+  static final String HTTP_PORT = "retry.worker.http.port";
+  static final String HANDLER = "retry.worker.handler.class";
+
+  static final ConfigDef DEFINITION =
+      new ConfigDef(RetryConfig.configDef())
+          .define(
+              HTTP_PORT,
+              Type.INT,
+              9466,
+              Range.between(0, 65535),
+              Importance.MEDIUM,
+              "Port of /health and /metrics (0 picks a free port).")
+          .define(
+              HANDLER,
+              Type.CLASS,
+              HttpRecordHandler.class,
+              Importance.HIGH,
+              "The work for each record: a class implementing"
+                  + " dev.courier.retry.RecordHandler<byte[], byte[]> with a public no-argument"
+                  + " constructor, configured with these settings when it implements Kafka's"
+                  + " Configurable. Put its jar on the classpath (/opt/courier/plugins in the"
+                  + " image).")
+          .define(
+              HttpRecordHandler.TARGET_URL,
+              Type.STRING,
+              null,
+              Importance.HIGH,
+              "Where the default handler POSTs each record (its value as the body).")
+          .define(
+              HttpRecordHandler.TIMEOUT_MS,
+              Type.LONG,
+              10_000L,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "Request timeout of the default handler; a timeout is a transient failure.");
+
+  @Mixin SettingsOptions options;
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Integer call() throws Exception {
+    Map<String, String> settings =
+        options.resolve(DEFINITION, List.of(RetryConfig.CLIENT_PREFIX), System.err);
+    AbstractConfig service = new AbstractConfig(DEFINITION, settings, false);
+    RecordHandler<byte[], byte[]> handler =
+        service.getConfiguredInstance(HANDLER, RecordHandler.class);
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    RetryingConsumer<byte[], byte[]> consumer =
+        RetryingConsumer.builder(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())
+            .handler(handler)
+            .classifier(
+                FailureClassifier.builder()
+                    .transientFailure(HttpRecordHandler.Unavailable.class)
+                    .transientFailure(HttpTimeoutException.class)
+                    .otherwise(new RetryConfig(settings).unknownFailures())
+                    .build())
+            .meterRegistry(registry)
+            .build();
+    System.out.println(consumer.contract().render());
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread loop =
+        new Thread(
+            () -> {
+              try {
+                consumer.run();
+              } catch (RuntimeException e) {
+                failure.set(e);
+              }
+            },
+            "courier-retry-worker");
+    loop.start();
+    ServiceHttp http =
+        ServiceHttp.start(
+            HTTP_PORT,
+            service.getInt(HTTP_PORT),
+            registry,
+            () -> loop.isAlive() && failure.get() == null);
+    System.out.println("courier retry-worker: serving /health and /metrics on port " + http.port());
+    return ServiceLifecycle.runUntilStopped(
+        "retry-worker",
+        () -> {
+          http.close();
+          consumer.close();
+          loop.join(30_000);
+        },
+        () -> Optional.ofNullable(failure.get()),
+        System.out);
+  }
+}

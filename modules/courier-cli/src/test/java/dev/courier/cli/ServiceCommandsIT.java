@@ -1,0 +1,313 @@
+package dev.courier.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.courier.outbox.OutboxEvent;
+import dev.courier.outbox.OutboxRelayConfig;
+import dev.courier.outbox.OutboxWriter;
+import dev.courier.retry.DltFilter;
+import dev.courier.retry.DltRecord;
+import dev.courier.retry.DltReplayer;
+import dev.courier.testkit.CourierInfraTest;
+import dev.courier.testkit.JvmWorker;
+import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.Polling;
+import dev.courier.testkit.TestDatabase;
+import dev.courier.testkit.UniqueNames;
+import dev.courier.testkit.WorkerProcess;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each service subcommand of the packaged {@code courier.jar}, in its own JVM against the testkit's
+ * infrastructure: it does its work, serves /health and /metrics, and stops cleanly on SIGTERM.
+ */
+@CourierInfraTest
+class ServiceCommandsIT {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(90);
+  private static final Pattern PORT = Pattern.compile("on port (\\d+)");
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  @Test
+  void relayPublishesServesAndStopsOnSigterm(KafkaBroker kafka, TestDatabase db) throws Exception {
+    String prefix = UniqueNames.topic("svc").replace('-', '_');
+    List<String> args = new ArrayList<>(List.of("relay", "--set", "relay.http.port=0"));
+    OutboxRelayConfig.settings(
+            kafka.bootstrapServers(), db.jdbcUrl(), db.username(), db.password(), prefix)
+        .forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
+    try (WorkerProcess relay = courier("relay", Map.of(), args)) {
+      int port = port(relay);
+      awaitHealthy(port);
+      OutboxEvent event =
+          OutboxEvent.builder()
+              .aggregate("account", "acc-1")
+              .eventType("CreditRequested")
+              .json("{\"amount\":10}")
+              .build();
+      try (Connection c = db.connection()) {
+        c.setAutoCommit(false);
+        OutboxWriter.create().write(c, event);
+        c.commit();
+      }
+      List<ConsumerRecord<String, String>> records = read(kafka, prefix + ".account", 1);
+      assertThat(records).hasSize(1);
+      assertThat(
+              new String(records.get(0).headers().lastHeader("id").value(), StandardCharsets.UTF_8))
+          .isEqualTo(event.eventId().toString());
+      assertThat(get(port, "/metrics").body()).contains("jvm_memory_used_bytes");
+
+      assertThat(relay.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+      assertThat(relay.output()).contains("courier relay: stopped cleanly");
+      assertThat(slotActive(db, prefix + "_slot")).as("replication slot released").isFalse();
+    }
+  }
+
+  @Test
+  void monitorWatchesGroupsFromEnvironmentSettings(KafkaBroker kafka) throws Exception {
+    String topic = UniqueNames.topic("svc");
+    String group = UniqueNames.group("svc");
+    kafka.createTopic(topic, 1);
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
+      for (int i = 0; i < 5; i++) {
+        producer.send(new ProducerRecord<>(topic, "k", "v" + i)).get(30, TimeUnit.SECONDS);
+      }
+    }
+    kafka
+        .admin()
+        .alterConsumerGroupOffsets(
+            group,
+            Map.of(
+                new org.apache.kafka.common.TopicPartition(topic, 0),
+                new org.apache.kafka.clients.consumer.OffsetAndMetadata(2)))
+        .all()
+        .get(30, TimeUnit.SECONDS);
+    // Settings from the environment, as a container gets them.
+    Map<String, String> env =
+        Map.of(
+            "COURIER_BOOTSTRAP_SERVERS",
+            kafka.bootstrapServers(),
+            "COURIER_MONITOR_GROUPS",
+            group,
+            "COURIER_MONITOR_TICK_INTERVAL_MS",
+            "500",
+            "COURIER_MONITOR_HTTP_PORT",
+            "0");
+    try (WorkerProcess monitor = courier("monitor", env, List.of("monitor"))) {
+      int port = port(monitor);
+      awaitHealthy(port);
+      await()
+          .atMost(TIMEOUT)
+          .untilAsserted(
+              () ->
+                  assertThat(get(port, "/metrics").body())
+                      .containsPattern(
+                          "courier_consumergroup_group_sum_lag\\{[^}]*" + group + "[^}]*} 3")
+                      .contains("jvm_memory_used_bytes"));
+      assertThat(get(port, "/v1/groups/" + group).body()).contains("\"sumLag\":3");
+      assertThat(monitor.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+      assertThat(monitor.output()).contains("courier monitor: stopped cleanly");
+    }
+  }
+
+  @Test
+  void retryWorkerRetriesAnUnavailableEndpointAndDeadLettersARefusal(
+      KafkaBroker kafka, TestDatabase db, Admin admin) throws Exception {
+    String topic = UniqueNames.topic("svc");
+    String group = UniqueNames.group("svc");
+    kafka.createTopic(topic, 1);
+    List<String> keys = new CopyOnWriteArrayList<>();
+    AtomicInteger unavailable = new AtomicInteger(1);
+    HttpServer endpoint = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
+    endpoint.createContext(
+        "/credits",
+        ex -> {
+          String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          keys.add(ex.getRequestHeaders().getFirst("Idempotency-Key"));
+          int status = body.contains(":-") ? 422 : unavailable.getAndDecrement() > 0 ? 503 : 204;
+          ex.sendResponseHeaders(status, -1);
+          ex.close();
+        });
+    endpoint.start();
+    Path config = Files.createTempFile("retry-worker", ".properties");
+    Files.writeString(
+        config,
+        String.join(
+            "\n",
+            "bootstrap.servers=" + kafka.bootstrapServers(),
+            "group.id=" + group,
+            "retry.topic=" + topic,
+            "retry.max.attempts=3",
+            "retry.backoff.type=fixed",
+            "retry.backoff.initial.ms=300",
+            "retry.backoff.max.ms=300",
+            "retry.worker.http.port=0",
+            "retry.worker.target.url=http://localhost:"
+                + endpoint.getAddress().getPort()
+                + "/credits"));
+    try (WorkerProcess worker =
+        courier("retry-worker", Map.of(), List.of("retry-worker", "--config", config.toString()))) {
+      int port = port(worker);
+      awaitHealthy(port);
+      assertThat(worker.output()).contains("Retry contract of group " + group);
+      send(kafka, topic, "op-1", "acc-1:10");
+      send(kafka, topic, "op-2", "acc-2:-5");
+      await().atMost(TIMEOUT).until(() -> keys.size() >= 3);
+      assertThat(keys).containsExactlyInAnyOrder("op-1", "op-1", "op-2");
+      try (DltReplayer replayer =
+          DltReplayer.create(
+              Map.of("bootstrap.servers", kafka.bootstrapServers()),
+              db.dataSource(),
+              10,
+              Clock.systemUTC())) {
+        List<DltRecord> dead =
+            await()
+                .atMost(TIMEOUT)
+                .until(() -> replayer.list(topic + ".dlt", DltFilter.all()), l -> l.size() == 1);
+        assertThat(dead.get(0).operationKey()).contains("op-2");
+        assertThat(dead.get(0).reason()).isEqualTo("permanent");
+        assertThat(dead.get(0).message()).contains("HTTP 422");
+      }
+      assertThat(get(port, "/metrics").body()).contains("courier_retry");
+
+      assertThat(worker.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+      assertThat(worker.output()).contains("courier retry-worker: stopped cleanly");
+      // A clean close leaves the group at once instead of after the session timeout.
+      assertThat(
+              admin
+                  .describeConsumerGroups(List.of(group))
+                  .describedGroups()
+                  .get(group)
+                  .get(30, TimeUnit.SECONDS)
+                  .members())
+          .isEmpty();
+    } finally {
+      endpoint.stop(0);
+    }
+  }
+
+  @Test
+  void aBadSettingStopsTheServiceAtStartNamingTheKey(KafkaBroker kafka) {
+    try (WorkerProcess monitor =
+        courier(
+            "monitor",
+            Map.of(),
+            List.of(
+                "monitor",
+                "--set",
+                "bootstrap.servers=" + kafka.bootstrapServers(),
+                "--set",
+                "monitor.oldest.age.mode=guess"))) {
+      assertThat(monitor.awaitExit(TIMEOUT)).isEqualTo(Courier.CONFIG_ERROR);
+      assertThat(monitor.output())
+          .contains("configuration error")
+          .contains("monitor.oldest.age.mode");
+    }
+  }
+
+  /** The packaged jar, as an operator or a container runs it. */
+  private static WorkerProcess courier(String name, Map<String, String> env, List<String> args) {
+    JvmWorker worker =
+        JvmWorker.of(Courier.class)
+            .name(name)
+            .classpath(Path.of("target", "courier.jar").toAbsolutePath().toString())
+            .args(args.toArray(String[]::new));
+    env.forEach(worker::environment);
+    return worker.start();
+  }
+
+  private static int port(WorkerProcess process) {
+    return await()
+        .atMost(TIMEOUT)
+        .until(
+            () -> {
+              Matcher m = PORT.matcher(process.output());
+              if (!process.isAlive()) {
+                throw new AssertionError("exited:\n" + process.output());
+              }
+              return m.find() ? Integer.parseInt(m.group(1)) : -1;
+            },
+            p -> p > 0);
+  }
+
+  private static void awaitHealthy(int port) {
+    await()
+        .atMost(TIMEOUT)
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              HttpResponse<String> health = get(port, "/health");
+              assertThat(health.statusCode()).isEqualTo(200);
+              assertThat(health.body()).contains("UP");
+            });
+  }
+
+  private static HttpResponse<String> get(int port, String path) throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static List<ConsumerRecord<String, String>> read(KafkaBroker kafka, String topic, int n) {
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(
+            kafka.consumerConfig(UniqueNames.group("reader")),
+            new StringDeserializer(),
+            new StringDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      return Polling.pollUntil(consumer, n, TIMEOUT);
+    }
+  }
+
+  private static void send(KafkaBroker kafka, String topic, String key, String value)
+      throws Exception {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
+      ProducerRecord<String, String> r = new ProducerRecord<>(topic, value.split(":")[0], value);
+      r.headers().add("id", key.getBytes(StandardCharsets.UTF_8));
+      producer.send(r).get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static boolean slotActive(TestDatabase db, String slot) throws Exception {
+    try (Connection c = db.connection();
+        var ps =
+            c.prepareStatement("SELECT active FROM pg_replication_slots WHERE slot_name = ?")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+}
