@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.PacedConsumer;
 import dev.courier.testkit.UniqueNames;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,13 +17,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -67,7 +63,7 @@ class OverloadIT {
           0,
           25,
           TimeUnit.MILLISECONDS);
-      load.submit(() -> consumeAtHundredPerSecond(kafka, topic, group, consuming));
+      load.submit(() -> PacedConsumer.run(kafka.consumerConfig(group), topic, 100, consuming::get));
       AdmissionController admission =
           AdmissionController.builder()
               .watch(monitor, group)
@@ -122,27 +118,6 @@ class OverloadIT {
       consuming.set(false);
       load.shutdown();
       assertThat(load.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
-    }
-  }
-
-  /** About 10 ms of work per record, committed after every poll. */
-  private static void consumeAtHundredPerSecond(
-      KafkaBroker kafka, String topic, String group, AtomicBoolean running) {
-    Map<String, Object> config = new java.util.HashMap<>(kafka.consumerConfig(group));
-    config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 25);
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      long next = System.nanoTime();
-      while (running.get()) {
-        for (ConsumerRecord<String, String> ignored : consumer.poll(Duration.ofMillis(100))) {
-          // Paced work: the consumer's capacity is the point of the test, not a wait.
-          next += TimeUnit.MILLISECONDS.toNanos(10);
-          LockSupport.parkNanos(next - System.nanoTime());
-        }
-        next = Math.max(next, System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(10));
-        consumer.commitSync();
-      }
     }
   }
 }

@@ -72,6 +72,27 @@ final class DltCommand {
     }
   }
 
+  /** Where one dead letter sits. */
+  static final class Coordinates {
+    @Parameters(index = "0", paramLabel = "DLT_TOPIC")
+    String dlt;
+
+    @Parameters(index = "1", paramLabel = "PARTITION")
+    int partition;
+
+    @Parameters(index = "2", paramLabel = "OFFSET")
+    long offset;
+
+    /** The dead letter there, or empty after saying so on stderr. */
+    Optional<DltRecord> find(DltReplayer replayer) {
+      Optional<DltRecord> found = replayer.inspect(dlt, partition, offset);
+      if (found.isEmpty()) {
+        System.err.println("no dead letter at " + dlt + "-" + partition + "@" + offset);
+      }
+      return found;
+    }
+  }
+
   static DltReplayer replayer(OperatorSettings settings) {
     return DltReplayer.create(
         settings.clientConfig(),
@@ -106,21 +127,13 @@ final class DltCommand {
   static final class Show implements Callable<Integer> {
     @Mixin SettingsOptions options;
 
-    @Parameters(index = "0", paramLabel = "DLT_TOPIC")
-    String dlt;
-
-    @Parameters(index = "1", paramLabel = "PARTITION")
-    int partition;
-
-    @Parameters(index = "2", paramLabel = "OFFSET")
-    long offset;
+    @Mixin Coordinates at;
 
     @Override
     public Integer call() {
       try (DltReplayer replayer = replayer(OperatorSettings.resolve(options))) {
-        Optional<DltRecord> found = replayer.inspect(dlt, partition, offset);
+        Optional<DltRecord> found = at.find(replayer);
         if (found.isEmpty()) {
-          System.err.println("no dead letter at " + dlt + "-" + partition + "@" + offset);
           return 1;
         }
         DltRecord r = found.get();
@@ -180,21 +193,13 @@ final class DltCommand {
     @Mixin SettingsOptions options;
     @Mixin ChangeOptions change;
 
-    @Parameters(index = "0", paramLabel = "DLT_TOPIC")
-    String dlt;
-
-    @Parameters(index = "1", paramLabel = "PARTITION")
-    int partition;
-
-    @Parameters(index = "2", paramLabel = "OFFSET")
-    long offset;
+    @Mixin Coordinates at;
 
     @Override
     public Integer call() {
       try (DltReplayer replayer = replayer(OperatorSettings.resolve(options))) {
-        Optional<DltRecord> found = replayer.inspect(dlt, partition, offset);
+        Optional<DltRecord> found = at.find(replayer);
         if (found.isEmpty()) {
-          System.err.println("no dead letter at " + dlt + "-" + partition + "@" + offset);
           return 1;
         }
         replayer.park(found.get(), change.actor, change.reason);

@@ -13,7 +13,6 @@ import dev.courier.retry.DltReplayer;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaBroker;
-import dev.courier.testkit.Polling;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
 import dev.courier.testkit.WorkerProcess;
@@ -39,10 +38,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -78,7 +75,8 @@ class ServiceCommandsIT {
         OutboxWriter.create().write(c, event);
         c.commit();
       }
-      List<ConsumerRecord<String, String>> records = read(kafka, prefix + ".account", 1);
+      List<ConsumerRecord<String, String>> records =
+          kafka.readStrings(prefix + ".account", 1, TIMEOUT);
       assertThat(records).hasSize(1);
       assertThat(
               new String(records.get(0).headers().lastHeader("id").value(), StandardCharsets.UTF_8))
@@ -276,17 +274,6 @@ class ServiceCommandsIT {
     return HTTP.send(
         HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
         HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static List<ConsumerRecord<String, String>> read(KafkaBroker kafka, String topic, int n) {
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(
-            kafka.consumerConfig(UniqueNames.group("reader")),
-            new StringDeserializer(),
-            new StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      return Polling.pollUntil(consumer, n, TIMEOUT);
-    }
   }
 
   private static void send(KafkaBroker kafka, String topic, String key, String value)

@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The relay's meters. Prometheus names: {@code courier_outbox_events_relayed_total}, {@code
  * courier_outbox_batches_total}, {@code courier_outbox_dead_lettered_total}, {@code
- * courier_outbox_resent_total}, {@code courier_outbox_commit_to_ack_seconds} (histogram), {@code
+ * courier_outbox_resent_total}, {@code courier_outbox_commit_to_ack_seconds} and {@code
+ * courier_outbox_commit_to_capture_seconds} (histograms), {@code
  * courier_outbox_last_event_timestamp_seconds}, {@code courier_outbox_engine_running}, {@code
  * courier_outbox_slot_retained_wal_bytes}.
  */
@@ -20,6 +21,7 @@ final class OutboxMetrics {
   final Counter deadLettered;
   final Counter resent;
   final Timer commitToAck;
+  final Timer commitToCapture;
   final AtomicLong lastEventMillis = new AtomicLong();
   final AtomicLong running = new AtomicLong();
 
@@ -48,6 +50,17 @@ final class OutboxMetrics {
         Timer.builder("courier.outbox.commit.to.ack")
             .tag("relay", relay)
             .description("From the outbox row's commit to Kafka's acknowledgement.")
+            .publishPercentileHistogram()
+            .publishPercentiles(0.5, 0.99)
+            .minimumExpectedValue(Duration.ofMillis(1))
+            .maximumExpectedValue(Duration.ofSeconds(60))
+            .register(registry);
+    commitToCapture =
+        Timer.builder("courier.outbox.commit.to.capture")
+            .tag("relay", relay)
+            .description(
+                "From the outbox row's commit to the relay receiving it from logical decoding:"
+                    + " the part of commit-to-ack spent before Kafka is involved.")
             .publishPercentileHistogram()
             .publishPercentiles(0.5, 0.99)
             .minimumExpectedValue(Duration.ofMillis(1))

@@ -56,10 +56,12 @@ final class RelayBatchHandler
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
     List<RowRouter.Publish> publish = new ArrayList<>();
+    long received = clock.millis();
     for (RecordChangeEvent<SourceRecord> change : changes) {
       RowRouter.Routed routed = router.route(change.record());
       if (routed instanceof RowRouter.Publish p) {
         publish.add(p);
+        metrics.commitToCapture.record(Duration.ofMillis(Math.max(0, received - p.commitMillis())));
       } else if (routed instanceof RowRouter.Invalid invalid) {
         deadLetterOrFail(invalid);
       }

@@ -1,7 +1,6 @@
 package dev.courier.outbox;
 
 import dev.courier.testkit.KafkaBroker;
-import dev.courier.testkit.Polling;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
 import java.time.Duration;
@@ -9,8 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** A relay's settings on the testkit's broker and database, with names of its own. */
 final class OutboxFixture {
@@ -42,14 +39,7 @@ final class OutboxFixture {
   /** Reads a topic from the start until {@code count} records or the timeout. */
   static List<ConsumerRecord<String, String>> read(
       KafkaBroker kafka, String topic, int count, Duration timeout) {
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(
-            kafka.consumerConfig(UniqueNames.group("reader")),
-            new StringDeserializer(),
-            new StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      return Polling.pollUntil(consumer, count, timeout);
-    }
+    return kafka.readStrings(topic, count, timeout);
   }
 
   static String header(ConsumerRecord<?, ?> record, String name) {

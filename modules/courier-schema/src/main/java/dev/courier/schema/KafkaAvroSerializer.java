@@ -45,6 +45,15 @@ public class KafkaAvroSerializer extends AvroSerdeSupport implements Serializer<
     BinaryEncoder encoder;
   }
 
+  /**
+   * The last topic and schema written, with the schema actually written and its 5-byte header: most
+   * producers write one record type to one topic, and then a record costs no subject name, no id
+   * lookup and no map probe. Immutable, so a racing thread sees a whole memo or the previous.
+   */
+  private record Memo(String topic, Schema given, Schema written, byte[] header) {}
+
+  private volatile Memo last;
+
   private final Map<String, RegisteredSchema> latestBySubject = new ConcurrentHashMap<>();
   private final Map<Schema, Schema> stripped = new ConcurrentHashMap<>();
 
@@ -82,6 +91,10 @@ public class KafkaAvroSerializer extends AvroSerdeSupport implements Serializer<
       throw new SerializationException(
           "KafkaAvroSerializer writes Avro records (SpecificRecord or GenericRecord), got "
               + data.getClass().getName());
+    }
+    Memo memo = last;
+    if (memo != null && memo.given() == container.getSchema() && memo.topic().equals(topic)) {
+      return encode(memo.header(), memo.written(), data, topic);
     }
     Schema schema =
         removeJavaProperties
@@ -123,18 +136,22 @@ public class KafkaAvroSerializer extends AvroSerdeSupport implements Serializer<
               + e.getMessage(),
           e);
     }
-    return encode(id, writerSchema, datum, topic);
+    byte[] header = {
+      WireFormat.MAGIC_BYTE, (byte) (id >>> 24), (byte) (id >>> 16), (byte) (id >>> 8), (byte) id
+    };
+    if (datum == data) {
+      // Not with a converted datum (use.latest.version with another schema): that path converts.
+      last = new Memo(topic, container.getSchema(), writerSchema, header);
+    }
+    return encode(header, writerSchema, datum, topic);
   }
 
-  private byte[] encode(int id, Schema schema, Object datum, String topic) {
+  private byte[] encode(byte[] header, Schema schema, Object datum, String topic) {
     Buffers buffers = BUFFERS.get();
     ByteArrayOutputStream out = buffers.out;
     out.reset();
-    out.write(WireFormat.MAGIC_BYTE);
-    out.write(id >>> 24);
-    out.write(id >>> 16);
-    out.write(id >>> 8);
-    out.write(id);
+    // One (synchronized) write for the header instead of five.
+    out.write(header, 0, header.length);
     buffers.encoder = EncoderFactory.get().binaryEncoder(out, buffers.encoder);
     try {
       writerFor(schema, datum).write(datum, buffers.encoder);

@@ -63,6 +63,29 @@ class KafkaAvroSerializerTest {
   }
 
   @Test
+  void theRememberedHeaderFollowsTheTopicAndTheSchema() {
+    client.register("padding-value", v1); // so the two subjects get different ids
+    KafkaAvroSerializer serializer = serializer(Map.of());
+    CreditRequested credit = WireFormatVectorTest.fixedCredit();
+    int first = ByteBuffer.wrap(serializer.serialize("credits", credit), 1, 4).getInt();
+    assertThat(ByteBuffer.wrap(serializer.serialize("credits", credit), 1, 4).getInt())
+        .isEqualTo(first);
+    int other = ByteBuffer.wrap(serializer.serialize("payments", credit), 1, 4).getInt();
+    assertThat(client.lookup("payments-value", credit.getSchema()).id()).isEqualTo(other);
+    GenericRecord older = new GenericData.Record(v1);
+    older.put("operationId", "op-old");
+    older.put("accountId", "acc-1");
+    older.put("amount", ByteBuffer.wrap(new byte[] {0x03, (byte) 0xe8}));
+    older.put("currency", "EUR");
+    older.put("requestedAt", 0L);
+    older.put("deadline", null);
+    int olderId = ByteBuffer.wrap(serializer.serialize("payments", older), 1, 4).getInt();
+    assertThat(olderId).isEqualTo(client.lookup("payments-value", v1).id());
+    assertThat(ByteBuffer.wrap(serializer.serialize("credits", credit), 1, 4).getInt())
+        .isEqualTo(first);
+  }
+
+  @Test
   void useLatestVersionWritesAnOlderRecordAsTheLatestSchema() {
     client.register("credits-value", v1);
     int latestId = client.register("credits-value", v2);

@@ -10,7 +10,10 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** A real Kafka broker (KRaft) shared by the tests of one JVM. */
 public interface KafkaBroker {
@@ -81,5 +84,21 @@ public interface KafkaBroker {
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) Duration.ofMinutes(2).toMillis());
     return config;
+  }
+
+  /**
+   * Reads a topic from the start as strings, in a group of its own, until {@code count} records
+   * arrived or the timeout passed; the caller asserts the count, so a shortfall shows what came.
+   */
+  default List<ConsumerRecord<String, String>> readStrings(
+      String topic, int count, Duration timeout) {
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(
+            consumerConfig(UniqueNames.group("reader")),
+            new StringDeserializer(),
+            new StringDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      return Polling.pollUntil(consumer, count, timeout);
+    }
   }
 }

@@ -10,8 +10,6 @@ import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * What every step works with: the infrastructure, one database, the output, and the tally of
@@ -83,13 +81,6 @@ final class Lab {
 
   /** Reads a topic from the start until {@code count} records arrived or a few seconds passed. */
   List<ConsumerRecord<String, String>> read(String topic, int count, Duration timeout) {
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(
-            kafka().consumerConfig("lab-reader-" + System.nanoTime()),
-            new StringDeserializer(),
-            new StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      return dev.courier.testkit.Polling.pollUntil(consumer, count, timeout);
-    }
+    return kafka().readStrings(topic, count, timeout);
   }
 }

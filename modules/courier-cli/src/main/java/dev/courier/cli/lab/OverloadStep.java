@@ -9,12 +9,12 @@ import dev.courier.backpressure.PartitionLag;
 import dev.courier.backpressure.RejectReason;
 import dev.courier.backpressure.Status;
 import dev.courier.backpressure.Work;
+import dev.courier.testkit.PacedConsumer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -22,13 +22,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /** Step 5: work arrives at 120/s and completes at 100/s. */
@@ -83,7 +78,8 @@ final class OverloadStep implements LabStep {
           0,
           25,
           TimeUnit.MILLISECONDS);
-      load.submit(() -> consumeAtHundredPerSecond(lab, consuming));
+      load.submit(
+          () -> PacedConsumer.run(lab.kafka().consumerConfig(GROUP), TOPIC, 100, consuming::get));
       AdmissionController admission =
           AdmissionController.builder().watch(monitor, GROUP).maxOldestAge(AGE_LIMIT).build();
       monitor.start();
@@ -157,25 +153,5 @@ final class OverloadStep implements LabStep {
 
   private static String rate(double perSecond) {
     return String.format(Locale.ROOT, "%.1f/s", perSecond);
-  }
-
-  /** About 10 ms of work per record, committed after every poll. */
-  private static void consumeAtHundredPerSecond(Lab lab, AtomicBoolean running) {
-    Map<String, Object> config = new HashMap<>(lab.kafka().consumerConfig(GROUP));
-    config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 25);
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      consumer.subscribe(List.of(TOPIC));
-      long next = System.nanoTime();
-      while (running.get()) {
-        for (ConsumerRecord<String, String> ignored : consumer.poll(Duration.ofMillis(100))) {
-          // Paced work: the consumer's capacity is the point of the scenario, not a wait.
-          next += TimeUnit.MILLISECONDS.toNanos(10);
-          LockSupport.parkNanos(next - System.nanoTime());
-        }
-        next = Math.max(next, System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(10));
-        consumer.commitSync();
-      }
-    }
   }
 }
