@@ -10,6 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -76,8 +77,22 @@ public record RetryTopics(String main, int tiers) {
    * one has another partition count.
    */
   public void create(Admin admin, long tierRetentionMs, long dltRetentionMs) {
-    TopicDescription mainTopic =
-        KafkaFutures.await(admin.describeTopics(List.of(main)).allTopicNames(), TIMEOUT).get(main);
+    TopicDescription mainTopic;
+    try {
+      mainTopic =
+          KafkaFutures.await(admin.describeTopics(List.of(main)).allTopicNames(), TIMEOUT)
+              .get(main);
+    } catch (IllegalStateException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        // The tiers and the DLT copy the main topic's partitions, so it has to come first.
+        throw new ConfigException(
+            RetryConfig.TOPIC,
+            main,
+            "the topic does not exist; create it first (the retry tiers and the DLT are created"
+                + " with its partition count and replication)");
+      }
+      throw e;
+    }
     int partitions = mainTopic.partitions().size();
     short replication = (short) mainTopic.partitions().get(0).replicas().size();
     List<NewTopic> wanted = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.courier.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.courier.testkit.BackendMatrix;
 import dev.courier.testkit.CourierInfraTest;
@@ -42,6 +43,18 @@ class RetryLadderIT {
     assertThat(f.lateness).hasSize(2).allMatch(d -> !d.isNegative());
     LOG.info("hop lateness: {}", f.lateness);
     assertThat(replayer(f).list(topic + ".dlt", DltFilter.all())).isEmpty();
+  }
+
+  @Test
+  void aMissingMainTopicFailsAtStartNamingTheKey(KafkaBroker kafka, TestDatabase db)
+      throws Exception {
+    String topic = UniqueNames.topic("missing");
+    CreditFixture f = new CreditFixture(kafka, db, UniqueNames.group("missing"));
+    assertThatThrownBy(() -> consumer(f, topic))
+        .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+        .hasMessageContaining("retry.topic")
+        .hasMessageContaining(topic)
+        .hasMessageContaining("does not exist");
   }
 
   @Test
