@@ -99,6 +99,19 @@ class LagMonitorIT {
       tx.send(new ProducerRecord<>(topic, 0, System.currentTimeMillis(), "k", "v")).get();
       tx.commitTransaction();
     }
+    // The coordinator writes the commit marker after commitTransaction() returns: wait for it,
+    // or the log end is still 11 (seen once on the Testcontainers backend).
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                kafka
+                    .admin()
+                    .listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                    .partitionResult(tp)
+                    .get(30, TimeUnit.SECONDS)
+                    .offset(),
+            end -> end == 12);
     String group = UniqueNames.group("age");
     try (LagMonitor monitor =
         monitor(kafka, List.of(group), Map.of(MonitorConfig.AGE_CACHE_MS, "0"))) {
