@@ -1,7 +1,5 @@
 package dev.courier.cli;
 
-import dev.courier.retry.FailureClassifier;
-import dev.courier.retry.RetryBudget;
 import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryContract;
 import java.time.Clock;
@@ -16,7 +14,8 @@ import picocli.CommandLine.Mixin;
     description = {
       "Prints the retry contract a consumer with these settings keeps: operation key, ordering,"
           + " classification, attempts, delays, deadline, budget, DLT and who may replay it.",
-      "Takes the same settings as retry-worker (RetryConfig's keys); connects to nothing."
+      "Takes the same settings as retry-worker (RetryConfig's keys) and shows its"
+          + " classification; connects to nothing."
     })
 final class ContractCommand implements Callable<Integer> {
 
@@ -28,14 +27,10 @@ final class ContractCommand implements Callable<Integer> {
         new RetryConfig(
             options.resolve(
                 RetryWorkerCommand.DEFINITION, List.of(RetryConfig.CLIENT_PREFIX), System.err));
-    RetryBudget budget =
-        new RetryBudget(
-            config.getInt(RetryConfig.BUDGET_CAPACITY),
-            config.getDouble(RetryConfig.BUDGET_REFILL),
-            Clock.systemUTC());
-    FailureClassifier classifier =
-        FailureClassifier.builder().otherwise(config.unknownFailures()).build();
-    System.out.println(RetryContract.of(config, classifier, budget).render());
+    System.out.println(
+        RetryContract.of(
+                config, RetryWorkerCommand.classifier(config), config.budget(Clock.systemUTC()))
+            .render());
     return 0;
   }
 }

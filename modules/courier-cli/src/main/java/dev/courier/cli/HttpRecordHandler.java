@@ -2,6 +2,7 @@ package dev.courier.cli;
 
 import dev.courier.core.PermanentError;
 import dev.courier.retry.RecordHandler;
+import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryHeaders;
 import java.io.IOException;
 import java.net.URI;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.Configurable;
+import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
@@ -37,23 +39,22 @@ public final class HttpRecordHandler implements RecordHandler<byte[], byte[]>, C
 
   @Override
   public void configure(Map<String, ?> settings) {
-    Object url = settings.get(TARGET_URL);
-    if (url == null || url.toString().isBlank()) {
+    AbstractConfig config = new AbstractConfig(RetryWorkerCommand.DEFINITION, settings, false);
+    String url = config.getString(TARGET_URL);
+    if (url == null || url.isBlank()) {
       throw new ConfigException(
           TARGET_URL, url, "required by the default handler (or set retry.worker.handler.class)");
     }
     try {
-      this.target = URI.create(url.toString());
+      this.target = URI.create(url);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(TARGET_URL, url, "not a URL: " + e.getMessage());
     }
     if (target.getScheme() == null || !target.getScheme().startsWith("http")) {
       throw new ConfigException(TARGET_URL, url, "not an http(s) URL");
     }
-    Object ms = settings.get(TIMEOUT_MS);
-    this.timeout = Duration.ofMillis(ms == null ? 10_000 : Long.parseLong(ms.toString()));
-    Object header = settings.get("retry.operation.key.header");
-    this.operationKeyHeader = header == null ? "id" : header.toString();
+    this.timeout = Duration.ofMillis(config.getLong(TIMEOUT_MS));
+    this.operationKeyHeader = config.getString(RetryConfig.OPERATION_KEY_HEADER);
     this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
   }
 

@@ -73,6 +73,15 @@ final class RetryWorkerCommand implements Callable<Integer> {
 
   @Mixin SettingsOptions options;
 
+  /** The worker's classification: the HTTP handler's unavailability is transient. */
+  static FailureClassifier classifier(RetryConfig config) {
+    return config
+        .classifier()
+        .transientFailure(HttpRecordHandler.Unavailable.class)
+        .transientFailure(HttpTimeoutException.class)
+        .build();
+  }
+
   @Override
   @SuppressWarnings("unchecked")
   public Integer call() throws Exception {
@@ -86,12 +95,7 @@ final class RetryWorkerCommand implements Callable<Integer> {
     RetryingConsumer<byte[], byte[]> consumer =
         RetryingConsumer.builder(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())
             .handler(handler)
-            .classifier(
-                FailureClassifier.builder()
-                    .transientFailure(HttpRecordHandler.Unavailable.class)
-                    .transientFailure(HttpTimeoutException.class)
-                    .otherwise(new RetryConfig(settings).unknownFailures())
-                    .build())
+            .classifier(classifier(new RetryConfig(settings)))
             .meterRegistry(registry)
             .build();
     System.out.println(consumer.contract().render());

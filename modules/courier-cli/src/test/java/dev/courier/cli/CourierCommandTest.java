@@ -92,7 +92,9 @@ class CourierCommandTest {
     assertThat(run.out)
         .contains("Retry contract of group billing on payments")
         .contains("at most 4 calls")
-        .contains("payments.dlt");
+        .contains("payments.dlt")
+        // The same classification the retry worker runs with.
+        .contains("Unavailable -> TRANSIENT");
   }
 
   private static void collect(CommandLine line, String prefix, List<String> paths) {

@@ -1,6 +1,7 @@
 package dev.courier.retry;
 
 import dev.courier.core.ClientSettings;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -214,6 +215,18 @@ public final class RetryConfig extends AbstractConfig {
   }
 
   /** Settings shared by the consumer, producer and Admin client. */
+  /**
+   * The retry budget these settings describe ({@value #BUDGET_CAPACITY}, {@value #BUDGET_REFILL}).
+   */
+  public RetryBudget budget(Clock clock) {
+    return new RetryBudget(getInt(BUDGET_CAPACITY), getDouble(BUDGET_REFILL), clock);
+  }
+
+  /** Courier's default rules, with unknown failures classed as {@value #UNKNOWN_FAILURES} says. */
+  public FailureClassifier.Builder classifier() {
+    return FailureClassifier.builder().otherwise(unknownFailures());
+  }
+
   public Map<String, Object> clientConfig() {
     return ClientSettings.of(this, getString(BOOTSTRAP_SERVERS));
   }

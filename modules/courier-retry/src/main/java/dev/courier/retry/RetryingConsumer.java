@@ -82,19 +82,10 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     this.keys = b.keys;
     this.values = b.values;
     this.handler = Objects.requireNonNull(b.handler, "handler is required");
-    this.classifier =
-        b.classifier != null
-            ? b.classifier
-            : FailureClassifier.builder().otherwise(config.unknownFailures()).build();
+    this.classifier = b.classifier != null ? b.classifier : config.classifier().build();
     this.clock = b.clock;
     this.decider = new RetryDecider(config.policy(), b.random);
-    this.budget =
-        b.budget != null
-            ? b.budget
-            : new RetryBudget(
-                config.getInt(RetryConfig.BUDGET_CAPACITY),
-                config.getDouble(RetryConfig.BUDGET_REFILL),
-                clock);
+    this.budget = b.budget != null ? b.budget : config.budget(clock);
     this.metrics = new RetryMetrics(b.registry, config.topic(), topics.tiers());
     this.deadlineHeader = config.getString(RetryConfig.DEADLINE_HEADER);
     this.operationKeyHeader = config.getString(RetryConfig.OPERATION_KEY_HEADER);
