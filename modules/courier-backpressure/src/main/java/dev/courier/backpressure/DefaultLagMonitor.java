@@ -60,7 +60,7 @@ final class DefaultLagMonitor implements LagMonitor {
     this.estimate = config.estimateAge();
     this.fromEarliest = config.uncommittedFromEarliest();
     this.clock = clock;
-    Map<String, Object> client = config.clientConfig();
+    Map<String, Object> client = config.clients().admin();
     client.putIfAbsent("client.id", "courier-monitor-admin");
     // Admin describes a classic group by trying the KIP-848 API first and retrying with the
     // classic one after retry.backoff.ms: at the default 100 ms that wait dominated every tick.
@@ -69,7 +69,7 @@ final class DefaultLagMonitor implements LagMonitor {
     Duration timeout = config.tickInterval().multipliedBy(2).plusSeconds(10);
     this.collector =
         new OffsetCollector(admin, config.groups(), config.excludePattern(), fromEarliest, timeout);
-    this.reader = estimate ? null : new OldestRecordReader(config.clientConfig());
+    this.reader = estimate ? null : new OldestRecordReader(config.clients().consumer());
     this.evaluator = new StatusEvaluator(config.window());
     this.metrics =
         new MonitorMetrics(registry, estimate ? "estimate" : "exact", config.partitionMeters());

@@ -17,7 +17,7 @@ import org.apache.kafka.common.config.ConfigException;
 /** Settings of the {@link LagMonitor}, declared once with default, validator and doc. */
 public final class MonitorConfig extends AbstractConfig {
 
-  public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+  public static final String BOOTSTRAP_SERVERS = ClientSettings.BOOTSTRAP_SERVERS;
   public static final String GROUPS = "monitor.groups";
   public static final String GROUPS_EXCLUDE = "monitor.groups.exclude.pattern";
   public static final String TICK_MS = "monitor.tick.interval.ms";
@@ -28,18 +28,9 @@ public final class MonitorConfig extends AbstractConfig {
   public static final String UNCOMMITTED_RESET = "monitor.uncommitted.offset.reset";
   public static final String HTTP_PORT = "monitor.http.port";
   public static final String PARTITION_METERS = "monitor.partition.meters";
-  public static final String CLIENT_PREFIX = ClientSettings.PREFIX;
 
   private static final ConfigDef CONFIG =
-      new ConfigDef()
-          .define(
-              BOOTSTRAP_SERVERS,
-              Type.STRING,
-              ConfigDef.NO_DEFAULT_VALUE,
-              new ConfigDef.NonEmptyString(),
-              Importance.HIGH,
-              "Kafka cluster to watch. Other client settings (security, timeouts) are passed with"
-                  + " the prefix 'kafka.', e.g. kafka.security.protocol.")
+      ClientSettings.define(new ConfigDef())
           .define(
               GROUPS,
               Type.LIST,
@@ -130,8 +121,11 @@ public final class MonitorConfig extends AbstractConfig {
               "Port of /metrics, /v1/groups and /health in the monitor service (0 picks a free"
                   + " port).");
 
+  private final ClientSettings clients;
+
   public MonitorConfig(Map<String, ?> originals) {
     super(CONFIG, originals, false);
+    this.clients = ClientSettings.of(this);
     if (window().compareTo(tickInterval().multipliedBy(2)) < 0) {
       throw new ConfigException(
           WINDOW_MS,
@@ -145,7 +139,7 @@ public final class MonitorConfig extends AbstractConfig {
   }
 
   public String bootstrapServers() {
-    return getString(BOOTSTRAP_SERVERS);
+    return clients.bootstrapServersValue();
   }
 
   public List<String> groups() {
@@ -189,8 +183,8 @@ public final class MonitorConfig extends AbstractConfig {
     return getInt(HTTP_PORT);
   }
 
-  /** Client settings for the monitor's own Admin client and age reader. */
-  public Map<String, Object> clientConfig() {
-    return ClientSettings.of(this, bootstrapServers());
+  /** Client settings for the monitor's own Admin client and age reader, checked at start. */
+  public ClientSettings clients() {
+    return clients;
   }
 }

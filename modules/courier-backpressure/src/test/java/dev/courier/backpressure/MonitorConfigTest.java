@@ -46,10 +46,9 @@ class MonitorConfigTest {
   @Test
   void clientSettingsPassWithThePrefix() {
     MonitorConfig c =
-        new MonitorConfig(
-            Map.of("bootstrap.servers", "k:9092", "kafka.security.protocol", "SASL_SSL"));
-    assertThat(c.clientConfig())
-        .containsEntry("security.protocol", "SASL_SSL")
+        new MonitorConfig(Map.of("bootstrap.servers", "k:9092", "kafka.security.protocol", "SSL"));
+    assertThat(c.clients().admin())
+        .containsEntry("security.protocol", "SSL")
         .containsEntry("bootstrap.servers", "k:9092");
   }
 }

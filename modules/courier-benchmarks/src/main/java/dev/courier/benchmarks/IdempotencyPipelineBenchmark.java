@@ -2,6 +2,7 @@ package dev.courier.benchmarks;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.courier.core.CourierHeaders;
 import dev.courier.idempotency.IdempotentConsumer;
 import dev.courier.idempotency.IdempotentHandler;
 import dev.courier.testkit.CourierInfra;
@@ -112,7 +113,7 @@ public final class IdempotencyPipelineBenchmark {
                 topic,
                 ("acc-" + (i % 100)).getBytes(StandardCharsets.UTF_8),
                 ("{\"account\":" + (i % 100) + ",\"amount\":10}").getBytes(StandardCharsets.UTF_8));
-        r.headers().add("id", ("op-" + i).getBytes(StandardCharsets.UTF_8));
+        r.headers().add(CourierHeaders.ID, ("op-" + i).getBytes(StandardCharsets.UTF_8));
         producer.send(r);
       }
       producer.flush();

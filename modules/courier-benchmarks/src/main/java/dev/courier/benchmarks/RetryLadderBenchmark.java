@@ -1,8 +1,8 @@
 package dev.courier.benchmarks;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.retry.RecordHandler;
 import dev.courier.retry.RetryConfig;
-import dev.courier.retry.RetryHeaders;
 import dev.courier.retry.RetryingConsumer;
 import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.InfraSettings;
@@ -131,7 +131,9 @@ public final class RetryLadderBenchmark {
           firstTier.compareAndSet(0, now);
           lastTier.set(now);
           tierCalls.incrementAndGet();
-          RetryHeaders.time(r.headers(), RetryHeaders.DUE)
+          CourierHeaders.text(r.headers(), CourierHeaders.DUE)
+              .map(Long::parseLong)
+              .map(java.time.Instant::ofEpochMilli)
               .ifPresent(due -> lateness.add(Duration.between(due, Instant.now())));
         };
     ExecutorService thread = Executors.newSingleThreadExecutor();

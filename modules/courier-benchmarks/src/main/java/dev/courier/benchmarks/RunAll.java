@@ -20,7 +20,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
 public final class RunAll {
 
   static final List<String> REPORTS =
-      List.of("serde", "outbox", "idempotency", "retry", "backpressure", "lab");
+      List.of("serde", "outbox", "idempotency", "retry", "faults", "backpressure", "lab");
 
   private RunAll() {}
 
@@ -31,6 +31,8 @@ public final class RunAll {
     IdempotencyPipelineBenchmark.main(
         smoke ? new String[] {"300", "1"} : new String[] {"20000", "3"});
     RetryLadderBenchmark.main(smoke ? new String[] {"200", "1"} : new String[] {"5000", "3"});
+    WorkerGroupFaultRun.main(
+        smoke ? new String[] {"1", "8", "20"} : new String[] {"1", "120", "40"});
     BackpressureMonitorBenchmark.main(
         smoke ? new String[] {"10", "10", "1"} : new String[] {"10,100,1000", "10,100", "5"});
     LabHeapBenchmark.main(smoke ? new String[] {"--step", "2"} : new String[0]);

@@ -1,5 +1,6 @@
 package dev.courier.cli;
 
+import dev.courier.core.ClientSettings;
 import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryContract;
 import java.time.Clock;
@@ -26,7 +27,7 @@ final class ContractCommand implements Callable<Integer> {
     RetryConfig config =
         new RetryConfig(
             options.resolve(
-                RetryWorkerCommand.DEFINITION, List.of(RetryConfig.CLIENT_PREFIX), System.err));
+                RetryWorkerCommand.DEFINITION, List.of(ClientSettings.PREFIX), System.err));
     System.out.println(
         RetryContract.of(
                 config, RetryWorkerCommand.classifier(config), config.budget(Clock.systemUTC()))

@@ -95,7 +95,7 @@ final class DltCommand {
 
   static DltReplayer replayer(OperatorSettings settings) {
     return DltReplayer.create(
-        settings.clientConfig(),
+        settings.clients().all(),
         settings.auditDatabase(),
         settings.replayRate(),
         Clock.systemUTC());

@@ -1,15 +1,14 @@
 package dev.courier.cli;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.core.PermanentError;
 import dev.courier.retry.RecordHandler;
 import dev.courier.retry.RetryConfig;
-import dev.courier.retry.RetryHeaders;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -20,8 +19,9 @@ import org.apache.kafka.common.config.ConfigException;
 /**
  * The retry worker's default work: POST the record's value to an HTTP endpoint, so a service in any
  * language gets Courier's retry ladder in front of it. The operation key goes in {@code
- * Idempotency-Key} (the IETF draft header) so the endpoint can deduplicate; the coordinates go in
- * {@code Courier-Topic}, {@code Courier-Partition}, {@code Courier-Offset}.
+ * Idempotency-Key} (the IETF draft header) so the endpoint can deduplicate; the record key in
+ * {@code Courier-Key} (keys of any bytes: see {@link HttpKeys}); the coordinates in {@code
+ * Courier-Topic}, {@code Courier-Partition}, {@code Courier-Offset}.
  *
  * <p>2xx is success. 408, 425, 429 and 5xx, timeouts and refused connections are transient (retried
  * through the tiers); any other status is permanent (straight to the DLT, status and body in the
@@ -70,10 +70,16 @@ public final class HttpRecordHandler implements RecordHandler<byte[], byte[]>, C
             .POST(
                 HttpRequest.BodyPublishers.ofByteArray(
                     record.value() == null ? new byte[0] : record.value()));
-    RetryHeaders.text(record.headers(), operationKeyHeader)
-        .ifPresent(key -> request.header("Idempotency-Key", key));
-    if (record.key() != null) {
-      request.header("Courier-Key", new String(record.key(), StandardCharsets.UTF_8));
+    byte[] operationKey = operationKey(record);
+    if (operationKey != null) {
+      request.header(HttpKeys.IDEMPOTENCY_KEY, HttpKeys.idempotencyKey(operationKey));
+    }
+    byte[] key = record.key();
+    if (key != null && HttpKeys.plain(key)) {
+      request.header(HttpKeys.KEY, new String(key, java.nio.charset.StandardCharsets.US_ASCII));
+    } else if (key != null) {
+      request.header(HttpKeys.KEY, HttpKeys.base64url(key));
+      request.header(HttpKeys.KEY_ENCODING, HttpKeys.BASE64URL);
     }
     HttpResponse<String> response =
         client.send(request.build(), HttpResponse.BodyHandlers.ofString());
@@ -86,6 +92,17 @@ public final class HttpRecordHandler implements RecordHandler<byte[], byte[]>, C
       throw new Unavailable(detail);
     }
     throw new Refused(status, detail);
+  }
+
+  /** The operation key's bytes: Courier's copy on the ladder, else the configured header. */
+  private byte[] operationKey(ConsumerRecord<byte[], byte[]> record) {
+    for (String name : new String[] {CourierHeaders.OPERATION_KEY, operationKeyHeader}) {
+      var header = record.headers().lastHeader(name);
+      if (header != null && header.value() != null) {
+        return header.value();
+      }
+    }
+    return null;
   }
 
   private static String abbreviate(String body) {

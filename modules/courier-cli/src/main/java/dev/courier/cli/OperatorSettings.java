@@ -17,7 +17,6 @@ import org.postgresql.ds.PGSimpleDataSource;
 /** What the operator commands connect to: the cluster, and the database holding the audit log. */
 final class OperatorSettings extends AbstractConfig {
 
-  static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
   static final String AUDIT_JDBC_URL = "audit.jdbc.url";
   static final String AUDIT_JDBC_USER = "audit.jdbc.user";
   static final String AUDIT_JDBC_PASSWORD = "audit.jdbc.password";
@@ -25,14 +24,7 @@ final class OperatorSettings extends AbstractConfig {
   static final String REPLAY_RATE = "dlt.replay.rate.per.second";
 
   static final ConfigDef DEFINITION =
-      new ConfigDef()
-          .define(
-              BOOTSTRAP_SERVERS,
-              Type.LIST,
-              ConfigDef.NO_DEFAULT_VALUE,
-              ConfigDef.ValidList.anyNonDuplicateValues(false, false),
-              Importance.HIGH,
-              "Kafka brokers to connect to (host:port,...).")
+      ClientSettings.define(new ConfigDef())
           .define(
               AUDIT_JDBC_URL,
               Type.STRING,
@@ -58,8 +50,11 @@ final class OperatorSettings extends AbstractConfig {
               Importance.MEDIUM,
               "Most DLT records a replay sends per second.");
 
+  private final ClientSettings clients;
+
   private OperatorSettings(Map<String, String> settings) {
     super(DEFINITION, settings, false);
+    this.clients = ClientSettings.of(this);
   }
 
   static OperatorSettings resolve(SettingsOptions options) {
@@ -67,12 +62,12 @@ final class OperatorSettings extends AbstractConfig {
         options.resolve(DEFINITION, List.of(ClientSettings.PREFIX), System.err));
   }
 
-  Map<String, Object> clientConfig() {
-    return ClientSettings.of(this, String.join(",", getList(BOOTSTRAP_SERVERS)));
+  ClientSettings clients() {
+    return clients;
   }
 
   Admin admin() {
-    return Admin.create(clientConfig());
+    return Admin.create(clients.admin());
   }
 
   Path undoDirectory() {

@@ -1,5 +1,6 @@
 package dev.courier.cli;
 
+import dev.courier.core.ClientSettings;
 import dev.courier.retry.FailureClassifier;
 import dev.courier.retry.RecordHandler;
 import dev.courier.retry.RetryConfig;
@@ -19,6 +20,8 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -34,6 +37,8 @@ import picocli.CommandLine.Mixin;
       "Settings: RetryConfig's keys (bootstrap.servers, group.id, retry.*) and retry.worker.*."
     })
 final class RetryWorkerCommand implements Callable<Integer> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RetryWorkerCommand.class);
 
   static final String HTTP_PORT = "retry.worker.http.port";
   static final String HANDLER = "retry.worker.handler.class";
@@ -86,26 +91,29 @@ final class RetryWorkerCommand implements Callable<Integer> {
   @SuppressWarnings("unchecked")
   public Integer call() throws Exception {
     Map<String, String> settings =
-        options.resolve(DEFINITION, List.of(RetryConfig.CLIENT_PREFIX), System.err);
+        options.resolve(DEFINITION, List.of(ClientSettings.PREFIX), System.err);
     AbstractConfig service = new AbstractConfig(DEFINITION, settings, false);
     RecordHandler<byte[], byte[]> handler =
         service.getConfiguredInstance(HANDLER, RecordHandler.class);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(registry);
+    RetryConfig config = new RetryConfig(settings);
     RetryingConsumer<byte[], byte[]> consumer =
         RetryingConsumer.builder(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())
             .handler(handler)
-            .classifier(classifier(new RetryConfig(settings)))
+            .classifier(classifier(config))
             .meterRegistry(registry)
             .build();
-    System.out.println(consumer.contract().render());
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread loop =
         new Thread(
             () -> {
               try {
                 consumer.run();
-              } catch (RuntimeException e) {
+              } catch (Throwable e) {
+                // Anything escaping the loop (a handler's Error included) ends the service:
+                // exit 1 with the cause and its stack, never a process that stays up DOWN.
+                LOG.error("the retry worker's loop stopped", e);
                 failure.set(e);
               }
             },
@@ -121,9 +129,10 @@ final class RetryWorkerCommand implements Callable<Integer> {
     return ServiceLifecycle.runUntilStopped(
         "retry-worker",
         () -> {
-          http.close();
           consumer.close();
-          loop.join(30_000);
+          // The loop gives the call in flight retry.shutdown.timeout.ms, then commits and leaves.
+          loop.join(config.shutdownTimeout().plusSeconds(15).toMillis());
+          http.close();
         },
         () -> Optional.ofNullable(failure.get()),
         System.out);

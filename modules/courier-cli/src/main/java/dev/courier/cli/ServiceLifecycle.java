@@ -50,6 +50,7 @@ final class ServiceLifecycle {
       Optional<Throwable> failed = failure.get();
       if (failed.isPresent()) {
         out.println("courier " + name + ": failed: " + failed.get());
+        failed.get().printStackTrace(System.err);
         close.run();
         return 1;
       }

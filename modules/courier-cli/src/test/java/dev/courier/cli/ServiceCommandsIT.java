@@ -11,31 +11,26 @@ import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
 import dev.courier.testkit.CourierInfraTest;
-import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.SettingsFile;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
 import dev.courier.testkit.WorkerProcess;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -51,8 +46,6 @@ import org.junit.jupiter.api.Test;
 class ServiceCommandsIT {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
-  private static final Pattern PORT = Pattern.compile("on port (\\d+)");
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   @Test
   void relayPublishesServesAndStopsOnSigterm(KafkaBroker kafka, TestDatabase db) throws Exception {
@@ -157,22 +150,19 @@ class ServiceCommandsIT {
           ex.close();
         });
     endpoint.start();
-    Path config = Files.createTempFile("retry-worker", ".properties");
-    Files.writeString(
-        config,
-        String.join(
-            "\n",
-            "bootstrap.servers=" + kafka.bootstrapServers(),
-            "group.id=" + group,
-            "retry.topic=" + topic,
-            "retry.max.attempts=3",
-            "retry.backoff.type=fixed",
-            "retry.backoff.initial.ms=300",
-            "retry.backoff.max.ms=300",
-            "retry.worker.http.port=0",
-            "retry.worker.target.url=http://localhost:"
-                + endpoint.getAddress().getPort()
-                + "/credits"));
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("bootstrap.servers", kafka.bootstrapServers());
+    settings.put("group.id", group);
+    settings.put("retry.topic", topic);
+    settings.put("retry.max.attempts", "3");
+    settings.put("retry.backoff.type", "fixed");
+    settings.put("retry.backoff.initial.ms", "300");
+    settings.put("retry.backoff.max.ms", "300");
+    settings.put("retry.worker.http.port", "0");
+    settings.put(
+        "retry.worker.target.url",
+        "http://localhost:" + endpoint.getAddress().getPort() + "/credits");
+    Path config = SettingsFile.write(settings);
     try (WorkerProcess worker =
         courier("retry-worker", Map.of(), List.of("retry-worker", "--config", config.toString()))) {
       int port = port(worker);
@@ -233,47 +223,20 @@ class ServiceCommandsIT {
     }
   }
 
-  /** The packaged jar, as an operator or a container runs it. */
   private static WorkerProcess courier(String name, Map<String, String> env, List<String> args) {
-    JvmWorker worker =
-        JvmWorker.of(Courier.class)
-            .name(name)
-            .classpath(Path.of("target", "courier.jar").toAbsolutePath().toString())
-            .args(args.toArray(String[]::new));
-    env.forEach(worker::environment);
-    return worker.start();
+    return CourierProcess.jar(name, env, args);
   }
 
   private static int port(WorkerProcess process) {
-    return await()
-        .atMost(TIMEOUT)
-        .until(
-            () -> {
-              Matcher m = PORT.matcher(process.output());
-              if (!process.isAlive()) {
-                throw new AssertionError("exited:\n" + process.output());
-              }
-              return m.find() ? Integer.parseInt(m.group(1)) : -1;
-            },
-            p -> p > 0);
+    return CourierProcess.port(process);
   }
 
   private static void awaitHealthy(int port) {
-    await()
-        .atMost(TIMEOUT)
-        .ignoreExceptions()
-        .untilAsserted(
-            () -> {
-              HttpResponse<String> health = get(port, "/health");
-              assertThat(health.statusCode()).isEqualTo(200);
-              assertThat(health.body()).contains("UP");
-            });
+    CourierProcess.awaitHealthy(port);
   }
 
   private static HttpResponse<String> get(int port, String path) throws Exception {
-    return HTTP.send(
-        HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    return CourierProcess.get(port, path);
   }
 
   private static void send(KafkaBroker kafka, String topic, String key, String value)

@@ -1,5 +1,6 @@
 package dev.courier.idempotency;
 
+import dev.courier.core.CourierHeaders;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -32,7 +33,7 @@ public final class IdempotencyConfig extends AbstractConfig {
           .define(
               KEY_HEADER,
               Type.STRING,
-              "id",
+              CourierHeaders.ID,
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
               "Header that carries the operation key (the outbox writes the event id to 'id').")

@@ -60,7 +60,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     this.loop = new PollLoop(consumer, consumer::close);
     this.topics = List.copyOf(b.topics);
     this.handler = b.handler;
-    this.batchMode = b.batchMode;
+    this.batchMode = b.batchMode != null ? b.batchMode : b.handler.batchMode();
     this.onFailure = b.onFailure;
     this.pollTimeout = b.pollTimeout;
     this.rejectedCommits =
@@ -210,7 +210,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     private final Deserializer<V> valueDeserializer;
     private Collection<String> topics;
     private IdempotentHandler<K, V> handler;
-    private boolean batchMode;
+    private Boolean batchMode;
     private RecordFailureHandler<K, V> onFailure = RecordFailureHandler.failFast();
     private Duration pollTimeout = Duration.ofMillis(500);
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
@@ -231,7 +231,10 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
       return this;
     }
 
-    /** One transaction per poll batch (per partition) instead of one per record. */
+    /**
+     * One transaction per poll batch (per partition) instead of one per record; by default what the
+     * handler's {@code idempotency.batch.mode} says.
+     */
     public Builder<K, V> batchMode(boolean batchMode) {
       this.batchMode = batchMode;
       return this;

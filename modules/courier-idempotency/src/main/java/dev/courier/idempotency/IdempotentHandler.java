@@ -28,18 +28,28 @@ public interface IdempotentHandler<K, V> {
    * @return {@link Outcome#APPLIED} or {@link Outcome#DUPLICATE}
    * @throws IdempotencyKeyReusedException the key was applied with another payload (permanent)
    * @throws MissingOperationKeyException the record has no key (permanent)
+   * @throws PayloadNotCanonicalException the payload has no canonical form (permanent)
    * @throws RecordEffectException the effect failed; nothing was committed
    */
   Outcome handle(ConsumerRecord<K, V> record);
 
   /**
    * Handles a poll batch in one transaction, with a savepoint per record: a failing record is
-   * rolled back alone and reported, its neighbours commit. Duplicates of the whole batch are found
-   * in one statement.
+   * rolled back alone and reported, its neighbours commit. A record without a key or whose payload
+   * has no canonical form is reported failed before anything runs. Duplicates of the whole batch
+   * are found in one statement.
    */
   List<RecordResult<K, V>> handleBatch(List<ConsumerRecord<K, V>> records);
 
   String consumerName();
+
+  /**
+   * Whether a consumer loop should hand this handler whole poll batches ({@code
+   * idempotency.batch.mode}); {@link IdempotentConsumer} follows it unless told otherwise.
+   */
+  default boolean batchMode() {
+    return false;
+  }
 
   static <K, V> Builder<K, V> builder() {
     return new Builder<>();

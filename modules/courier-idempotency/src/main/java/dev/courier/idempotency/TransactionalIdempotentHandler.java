@@ -29,6 +29,7 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
   private final RecordEffect<K, V> effect;
   private final Clock clock;
   private final IdempotencyMetrics metrics;
+  private final boolean batchMode;
 
   TransactionalIdempotentHandler(Builder<K, V> builder) {
     this.dataSource = builder.dataSource;
@@ -38,6 +39,7 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
     this.effect = builder.effect;
     this.clock = builder.clock;
     this.metrics = IdempotencyMetrics.of(builder.meterRegistry, consumer);
+    this.batchMode = builder.config.getBoolean(IdempotencyConfig.BATCH_MODE);
   }
 
   IdempotencyMetrics metrics() {
@@ -50,11 +52,16 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
   }
 
   @Override
+  public boolean batchMode() {
+    return batchMode;
+  }
+
+  @Override
   public Outcome handle(ConsumerRecord<K, V> record) {
     KeyRow row;
     try {
       row = keyRow(record);
-    } catch (MissingOperationKeyException e) {
+    } catch (MissingOperationKeyException | PayloadNotCanonicalException e) {
       metrics.failed.increment();
       throw e;
     }
@@ -114,7 +121,8 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
       KeyRow row;
       try {
         row = keyRow(record);
-      } catch (MissingOperationKeyException e) {
+      } catch (MissingOperationKeyException | PayloadNotCanonicalException e) {
+        // Refused alone: its neighbours still commit.
         decided.put(record, RecordResult.failed(record, e));
         continue;
       }
@@ -263,8 +271,15 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
       recordRejection(new KeyRow(null, null, at), missing, null);
       throw missing;
     }
-    byte[] fingerprint = Fingerprints.sha256(canonical.of(record.value()));
-    return new KeyRow(key, fingerprint, at);
+    byte[] form;
+    try {
+      form = canonical.of(record.value());
+    } catch (RuntimeException e) {
+      PayloadNotCanonicalException refused = new PayloadNotCanonicalException(describe(record), e);
+      recordRejection(new KeyRow(key, null, at), refused, null);
+      throw refused;
+    }
+    return new KeyRow(key, Fingerprints.sha256(form), at);
   }
 
   private void count(RecordResult<K, V> result) {

@@ -1,5 +1,6 @@
 package dev.courier.outbox;
 
+import dev.courier.core.CourierHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -21,7 +22,8 @@ import java.util.regex.Pattern;
  * @param contentType header {@code content-type}, e.g. {@code application/vnd.courier.avro} or
  *     {@code application/json}
  * @param headers extra headers (e.g. {@code traceparent}, {@code tenant})
- * @param deadline optional business deadline, header {@code courier-deadline}
+ * @param deadline optional business deadline, header {@code courier.deadline} ({@link
+ *     CourierHeaders#DEADLINE}), which the retry ladder enforces
  */
 public record OutboxEvent(
     UUID eventId,
@@ -54,7 +56,10 @@ public record OutboxEvent(
     require(contentType, "contentType");
     headers = Map.copyOf(headers == null ? Map.of() : headers);
     for (String name : headers.keySet()) {
-      if (name.equals("id") || name.equals("type") || name.equals("content-type")) {
+      if (name.equals(CourierHeaders.ID)
+          || name.equals(CourierHeaders.TYPE)
+          || name.equals(CourierHeaders.CONTENT_TYPE)
+          || name.equals(CourierHeaders.DEADLINE)) {
         throw new IllegalArgumentException("header '" + name + "' is set by the outbox itself");
       }
     }

@@ -1,5 +1,6 @@
 package dev.courier.outbox;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
 import dev.courier.outbox.internal.RowRouter;
 import io.debezium.engine.DebeziumEngine;
@@ -149,8 +150,8 @@ final class RelayBatchHandler
             config.deadLetterTopic(),
             invalid.eventId().getBytes(StandardCharsets.UTF_8),
             invalid.rawRow());
-    dead.headers().add("id", invalid.eventId().getBytes(StandardCharsets.UTF_8));
-    dead.headers().add("courier-dlt-reason", invalid.reason().getBytes(StandardCharsets.UTF_8));
+    dead.headers().add(CourierHeaders.ID, invalid.eventId().getBytes(StandardCharsets.UTF_8));
+    dead.headers().add(CourierHeaders.REASON, invalid.reason().getBytes(StandardCharsets.UTF_8));
     try {
       producer.send(dead).get();
     } catch (ExecutionException | InterruptedException e) {

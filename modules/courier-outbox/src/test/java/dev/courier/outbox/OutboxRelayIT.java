@@ -83,7 +83,7 @@ class OutboxRelayIT {
       assertThat(OutboxFixture.header(acc1.get(0), "content-type")).isEqualTo(OutboxEvent.JSON);
       ConsumerRecord<String, String> acc2 =
           records.stream().filter(r -> r.key().equals("acc-2")).findFirst().orElseThrow();
-      assertThat(OutboxFixture.header(acc2, "courier-deadline")).startsWith("2030-01-01T00:00");
+      assertThat(OutboxFixture.header(acc2, "courier.deadline")).startsWith("2030-01-01T00:00");
       // Nothing of the rolled-back transaction, and the table stays empty (remove-after-insert).
       assertThat(OutboxFixture.read(kafka, fixture.topic("account"), 5, Duration.ofSeconds(3)))
           .hasSize(4);
@@ -124,7 +124,7 @@ class OutboxRelayIT {
           OutboxFixture.read(kafka, fixture.prefix + ".outbox.dlt", 1, TIMEOUT);
       assertThat(dead).hasSize(1);
       assertThat(OutboxFixture.header(dead.get(0), "id")).isEqualTo(bad.toString());
-      assertThat(OutboxFixture.header(dead.get(0), "courier-dlt-reason"))
+      assertThat(OutboxFixture.header(dead.get(0), "courier.reason"))
           .contains("aggregateid is null");
       assertThat(dead.get(0).value())
           .contains("\"aggregatetype\":\"account\"")

@@ -20,6 +20,7 @@ public sealed interface Decision {
     public static final String DEADLINE = "deadline";
     public static final String EXPIRED = "expired";
     public static final String ELAPSED = "elapsed";
+    public static final String MALFORMED = "malformed-headers";
 
     public DeadLetter {
       Objects.requireNonNull(reason, "reason");

@@ -1,9 +1,13 @@
 package dev.courier.retry;
 
+import dev.courier.core.CourierHeaders;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 
 /**
  * A dead letter: where it sits in the DLT, the original record's bytes and headers, and why it
@@ -30,13 +34,47 @@ public record DltRecord(
     headers = List.copyOf(headers);
   }
 
+  /**
+   * A record read from a dead-letter topic. Its Courier headers were written by the ladder; any
+   * that do not parse read as unknown ({@code ?}, -1) rather than hide the record from operators.
+   */
+  public static DltRecord from(ConsumerRecord<byte[], byte[]> r) {
+    Headers h = r.headers();
+    List<Header> headers = new ArrayList<>();
+    h.forEach(headers::add);
+    return new DltRecord(
+        r.topic(),
+        r.partition(),
+        r.offset(),
+        r.key(),
+        r.value(),
+        headers,
+        CourierHeaders.text(h, CourierHeaders.ORIGINAL_TOPIC).orElse("?"),
+        (int) number(h, CourierHeaders.ORIGINAL_PARTITION, -1),
+        number(h, CourierHeaders.ORIGINAL_OFFSET, -1),
+        CourierHeaders.text(h, CourierHeaders.REASON).orElse("?"),
+        CourierHeaders.text(h, CourierHeaders.EXCEPTION).orElse(null),
+        CourierHeaders.text(h, CourierHeaders.MESSAGE).orElse(null),
+        (int) number(h, CourierHeaders.ATTEMPT, 0),
+        Instant.ofEpochMilli(number(h, CourierHeaders.FAILED_AT, r.timestamp())),
+        CourierHeaders.text(h, CourierHeaders.OPERATION_KEY));
+  }
+
+  private static long number(Headers h, String name, long unknown) {
+    try {
+      return CourierHeaders.text(h, name).map(String::trim).map(Long::parseLong).orElse(unknown);
+    } catch (NumberFormatException e) {
+      return unknown;
+    }
+  }
+
   public String coordinates() {
     return dltTopic + "-" + partition + "@" + offset;
   }
 
   /** The record's own headers, without Courier's failure headers. */
   public List<Header> ownHeaders() {
-    return headers.stream().filter(h -> !RetryHeaders.FAILURE_HEADERS.contains(h.key())).toList();
+    return headers.stream().filter(h -> !CourierHeaders.FAILURE_HEADERS.contains(h.key())).toList();
   }
 
   public String render() {

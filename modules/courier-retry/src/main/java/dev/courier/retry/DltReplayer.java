@@ -1,5 +1,7 @@
 package dev.courier.retry;
 
+import dev.courier.core.CourierHeaders;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,8 +67,17 @@ public final class DltReplayer implements AutoCloseable {
     }
   }
 
-  /** What a replay did: its audit entry and the records sent. */
-  public record ReplayResult(long auditId, int sent, List<String> coordinates) {}
+  /**
+   * What a replay did: its audit entry, the records sent, and those skipped because someone parked
+   * them after the plan was made.
+   */
+  public record ReplayResult(
+      long auditId, int sent, List<String> coordinates, List<String> skippedParked) {
+    public ReplayResult {
+      coordinates = List.copyOf(coordinates);
+      skippedParked = List.copyOf(skippedParked);
+    }
+  }
 
   private final Map<String, Object> clientConfig;
   private final DltStore store;
@@ -142,7 +153,7 @@ public final class DltReplayer implements AutoCloseable {
       }
       for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
         if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
-          DltRecord d = toDltRecord(r);
+          DltRecord d = DltRecord.from(r);
           if (keep.test(d)) {
             found.add(d);
           }
@@ -178,8 +189,15 @@ public final class DltReplayer implements AutoCloseable {
             plan.records());
     RetryBudget rate = new RetryBudget(1, ratePerSecond, clock);
     List<String> sent = new ArrayList<>();
+    List<String> skipped = new ArrayList<>();
     try {
       for (DltRecord r : plan.records()) {
+        // The plan may be old: a record parked since then must still not run.
+        if (store.isParked(r)) {
+          skipped.add(r.coordinates());
+          LOG.warn("{} was parked after the plan was made; not replayed", r.coordinates());
+          continue;
+        }
         while (!rate.tryAcquire()) {
           // Rate limiting is the point here: wait for the next token.
           LockSupport.parkNanos(rate.untilAvailable().toNanos());
@@ -187,7 +205,11 @@ public final class DltReplayer implements AutoCloseable {
         producer.send(toReplay(r, plan.target())).get();
         sent.add(r.coordinates());
       }
-      store.finish(id, "replayed " + sent.size());
+      store.finish(
+          id,
+          "replayed "
+              + sent.size()
+              + (skipped.isEmpty() ? "" : "; skipped " + skipped + " (parked after the plan)"));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       store.finish(id, "interrupted after " + sent.size() + ": " + sent);
@@ -204,7 +226,7 @@ public final class DltReplayer implements AutoCloseable {
         actor,
         reason,
         id);
-    return new ReplayResult(id, sent.size(), sent);
+    return new ReplayResult(id, sent.size(), sent, skipped);
   }
 
   /** Marks a dead letter as never to be replayed (audited). */
@@ -244,32 +266,10 @@ public final class DltReplayer implements AutoCloseable {
     for (Header h : r.ownHeaders()) {
       headers.add(h.key(), h.value());
     }
-    headers.add(RetryHeaders.REPLAY_OF, RetryHeaders.bytes(r.coordinates()));
+    headers.add(CourierHeaders.REPLAY_OF, r.coordinates().getBytes(StandardCharsets.UTF_8));
     String topic = target.orElse(r.originalTopic());
     Integer partition = target.isEmpty() ? r.originalPartition() : null;
     return new ProducerRecord<>(topic, partition, null, r.key(), r.value(), headers);
-  }
-
-  private static DltRecord toDltRecord(ConsumerRecord<byte[], byte[]> r) {
-    var h = r.headers();
-    List<Header> headers = new ArrayList<>();
-    h.forEach(headers::add);
-    return new DltRecord(
-        r.topic(),
-        r.partition(),
-        r.offset(),
-        r.key(),
-        r.value(),
-        headers,
-        RetryHeaders.text(h, RetryHeaders.ORIGINAL_TOPIC).orElse("?"),
-        RetryHeaders.number(h, RetryHeaders.ORIGINAL_PARTITION).map(Long::intValue).orElse(-1),
-        RetryHeaders.number(h, RetryHeaders.ORIGINAL_OFFSET).orElse(-1L),
-        RetryHeaders.text(h, RetryHeaders.REASON).orElse("?"),
-        RetryHeaders.text(h, RetryHeaders.EXCEPTION).orElse(null),
-        RetryHeaders.text(h, RetryHeaders.MESSAGE).orElse(null),
-        RetryHeaders.number(h, RetryHeaders.ATTEMPT).map(Long::intValue).orElse(0),
-        RetryHeaders.time(h, RetryHeaders.FAILED_AT).orElse(Instant.ofEpochMilli(r.timestamp())),
-        RetryHeaders.text(h, RetryHeaders.OPERATION_KEY));
   }
 
   private static void requireText(String value, String name) {

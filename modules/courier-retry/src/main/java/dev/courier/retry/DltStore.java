@@ -134,6 +134,23 @@ final class DltStore {
     }
   }
 
+  boolean isParked(DltRecord r) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT 1 FROM courier_dlt_parked WHERE dlt_topic = ? AND partition = ?"
+                    + " AND \"offset\" = ?")) {
+      ps.setString(1, r.dltTopic());
+      ps.setInt(2, r.partition());
+      ps.setLong(3, r.offset());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot check whether " + r.coordinates() + " is parked", e);
+    }
+  }
+
   /** Parked records of a DLT as {@code partition@offset}. */
   Set<String> parked(String dltTopic) {
     try (Connection c = dataSource.getConnection();

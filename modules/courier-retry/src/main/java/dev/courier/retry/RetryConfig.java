@@ -1,9 +1,11 @@
 package dev.courier.retry;
 
 import dev.courier.core.ClientSettings;
+import dev.courier.core.CourierHeaders;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -15,7 +17,9 @@ import org.apache.kafka.common.config.ConfigException;
 /** Settings of a {@link RetryingConsumer}, declared once with default, validator and doc. */
 public final class RetryConfig extends AbstractConfig {
 
-  public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+  private static final int DEFAULT_MAX_POLL_MS = 300_000;
+
+  public static final String BOOTSTRAP_SERVERS = ClientSettings.BOOTSTRAP_SERVERS;
   public static final String GROUP_ID = "group.id";
   public static final String TOPIC = "retry.topic";
   public static final String MAX_ATTEMPTS = "retry.max.attempts";
@@ -35,17 +39,12 @@ public final class RetryConfig extends AbstractConfig {
   public static final String UNKNOWN_FAILURES = "retry.classification.default";
   public static final String POLL_TIMEOUT_MS = "retry.poll.timeout.ms";
   public static final String REPLAY_AUTHORITY = "retry.replay.authority";
-  public static final String CLIENT_PREFIX = ClientSettings.PREFIX;
+  public static final String HANDLER_TIMEOUT_MS = "retry.handler.timeout.ms";
+  public static final String SHUTDOWN_TIMEOUT_MS = "retry.shutdown.timeout.ms";
+  public static final String COMMIT_INTERVAL_MS = "retry.commit.interval.ms";
 
   private static final ConfigDef CONFIG =
-      new ConfigDef()
-          .define(
-              BOOTSTRAP_SERVERS,
-              Type.STRING,
-              ConfigDef.NO_DEFAULT_VALUE,
-              new ConfigDef.NonEmptyString(),
-              Importance.HIGH,
-              "Kafka cluster. Other client settings pass with the prefix 'kafka.'.")
+      ClientSettings.define(new ConfigDef())
           .define(
               GROUP_ID,
               Type.STRING,
@@ -112,14 +111,14 @@ public final class RetryConfig extends AbstractConfig {
           .define(
               DEADLINE_HEADER,
               Type.STRING,
-              "courier.deadline",
+              CourierHeaders.DEADLINE,
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
               "Header with the business deadline (epoch millis or ISO-8601); an expired record goes to the DLT as 'expired', never executed.")
           .define(
               OPERATION_KEY_HEADER,
               Type.STRING,
-              "id",
+              CourierHeaders.ID,
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
               "Header holding the operation key, copied into courier.operation.key on each hop.")
@@ -170,10 +169,59 @@ public final class RetryConfig extends AbstractConfig {
               Type.STRING,
               "the owning team's on-call",
               Importance.LOW,
-              "Who may replay this consumer's DLT (printed in the contract).");
+              "Who may replay this consumer's DLT (printed in the contract).")
+          .define(
+              HANDLER_TIMEOUT_MS,
+              Type.LONG,
+              30_000L,
+              Range.atLeast(1),
+              Importance.HIGH,
+              "Longest one handler call may take; then it is interrupted, abandoned and counts as"
+                  + " a transient failure. The consumer keeps polling (partitions paused) while a"
+                  + " call runs, so a slow handler never costs the group membership; a rebalance"
+                  + " waits at most this long for the call in flight, so it must stay below"
+                  + " kafka.max.poll.interval.ms.")
+          .define(
+              SHUTDOWN_TIMEOUT_MS,
+              Type.LONG,
+              10_000L,
+              Range.atLeast(0),
+              Importance.MEDIUM,
+              "On close (SIGTERM): no new records are taken, the call in flight gets this long to"
+                  + " finish (then it is abandoned and redone by the next owner), what is done is"
+                  + " committed and the consumer leaves its group at once.")
+          .define(
+              COMMIT_INTERVAL_MS,
+              Type.LONG,
+              1_000L,
+              Range.atLeast(0),
+              Importance.LOW,
+              "Offsets are committed after every poll batch and, within a long batch, at least"
+                  + " this often: a killed worker redoes at most the record in flight and what"
+                  + " finished since the last commit.");
+
+  private final ClientSettings clients;
 
   public RetryConfig(Map<String, ?> originals) {
     super(CONFIG, originals, false);
+    this.clients = ClientSettings.of(this);
+    long maxPollInterval =
+        Long.parseLong(
+            String.valueOf(
+                clients
+                    .consumer()
+                    .getOrDefault(
+                        ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, DEFAULT_MAX_POLL_MS)));
+    if (getLong(HANDLER_TIMEOUT_MS) >= maxPollInterval) {
+      throw new ConfigException(
+          HANDLER_TIMEOUT_MS,
+          getLong(HANDLER_TIMEOUT_MS),
+          "must be below kafka."
+              + ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG
+              + " ("
+              + maxPollInterval
+              + "): a rebalance waits for the call in flight at most that long");
+    }
     if (getLong(BACKOFF_MAX_MS) < getLong(BACKOFF_INITIAL_MS)) {
       throw new ConfigException(
           BACKOFF_MAX_MS, getLong(BACKOFF_MAX_MS), "must be >= " + BACKOFF_INITIAL_MS);
@@ -214,7 +262,6 @@ public final class RetryConfig extends AbstractConfig {
         : FailureClass.TRANSIENT;
   }
 
-  /** Settings shared by the consumer, producer and Admin client. */
   /**
    * The retry budget these settings describe ({@value #BUDGET_CAPACITY}, {@value #BUDGET_REFILL}).
    */
@@ -227,7 +274,20 @@ public final class RetryConfig extends AbstractConfig {
     return FailureClassifier.builder().otherwise(unknownFailures());
   }
 
-  public Map<String, Object> clientConfig() {
-    return ClientSettings.of(this, getString(BOOTSTRAP_SERVERS));
+  /** The Kafka client settings ({@code bootstrap.servers} and {@code kafka.*}), checked. */
+  public ClientSettings clients() {
+    return clients;
+  }
+
+  public Duration handlerTimeout() {
+    return Duration.ofMillis(getLong(HANDLER_TIMEOUT_MS));
+  }
+
+  public Duration shutdownTimeout() {
+    return Duration.ofMillis(getLong(SHUTDOWN_TIMEOUT_MS));
+  }
+
+  public Duration commitInterval() {
+    return Duration.ofMillis(getLong(COMMIT_INTERVAL_MS));
   }
 }

@@ -1,5 +1,6 @@
 package dev.courier.retry;
 
+import dev.courier.core.CourierHeaders;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,7 +38,7 @@ public record RetryContract(
         "header '"
             + config.getString(RetryConfig.OPERATION_KEY_HEADER)
             + "' (copied to "
-            + RetryHeaders.OPERATION_KEY
+            + CourierHeaders.OPERATION_KEY
             + ")",
         config.getString(RetryConfig.ORDERING_KEY),
         classifier.describe(),

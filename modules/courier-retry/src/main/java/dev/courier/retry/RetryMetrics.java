@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code courier_retry_hop_lateness_seconds} (execution minus due time, never negative), {@code
  * courier_retry_tier_oldest_age_seconds{topic,tier}} (the oldest record waiting at a tier), {@code
  * courier_retry_calls_per_operation} (handler calls per finished record), {@code
- * courier_retry_dlt_depth{topic}} (records in the DLT).
+ * courier_retry_dlt_depth{topic}} (records in the DLT, -1 until first counted), {@code
+ * courier_retry_handler_timeouts_total}, {@code courier_retry_commits_refused_total}.
  */
 final class RetryMetrics {
 
@@ -27,6 +28,8 @@ final class RetryMetrics {
   final Timer lateness;
   final DistributionSummary callsPerOperation;
   final Counter budgetWaits;
+  final Counter handlerTimeouts;
+  final Counter commitsRefused;
   final AtomicLong dltDepth = new AtomicLong();
 
   RetryMetrics(MeterRegistry registry, String topic, int tiers) {
@@ -47,6 +50,18 @@ final class RetryMetrics {
         Counter.builder("courier.retry.budget.waits")
             .tag("topic", topic)
             .description("Due retries that waited because the retry budget was empty.")
+            .register(registry);
+    handlerTimeouts =
+        Counter.builder("courier.retry.handler.timeouts")
+            .tag("topic", topic)
+            .description("Handler calls abandoned after retry.handler.timeout.ms.")
+            .register(registry);
+    commitsRefused =
+        Counter.builder("courier.retry.commits.refused")
+            .tag("topic", topic)
+            .description(
+                "Offset commits the group refused because the partitions had moved on; their new"
+                    + " owner redoes those records.")
             .register(registry);
     Gauge.builder("courier.retry.dlt.depth", dltDepth, AtomicLong::get)
         .tag("topic", topic)

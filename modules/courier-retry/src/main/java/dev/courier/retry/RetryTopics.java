@@ -67,9 +67,24 @@ public record RetryTopics(String main, int tiers) {
     }
     String prefix = main + ".retry.";
     if (topic.startsWith(prefix)) {
-      return Integer.parseInt(topic.substring(prefix.length()));
+      String n = topic.substring(prefix.length());
+      if (!n.isEmpty() && n.length() < 4 && n.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        int tier = Integer.parseInt(n);
+        return tier > 0 ? tier : -1;
+      }
     }
     return -1;
+  }
+
+  /**
+   * Tiers above this ladder's top that exist on the cluster, left there by a higher {@code
+   * retry.max.attempts}: they are read too, so nothing waiting in them is stranded.
+   */
+  public List<String> drainTiers(Admin admin) {
+    return KafkaFutures.await(admin.listTopics().names(), TIMEOUT).stream()
+        .filter(t -> tierOf(t) > tiers)
+        .sorted(java.util.Comparator.comparingInt(this::tierOf))
+        .toList();
   }
 
   /**

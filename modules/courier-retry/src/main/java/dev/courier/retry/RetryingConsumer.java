@@ -2,35 +2,45 @@ package dev.courier.retry;
 
 import dev.courier.core.CrashPoints;
 import dev.courier.core.PollLoop;
+import dev.courier.retry.internal.Commits;
+import dev.courier.retry.internal.DltDepthProbe;
+import dev.courier.retry.internal.HandlerCalls;
 import dev.courier.retry.internal.Hop;
+import dev.courier.retry.internal.LadderRead;
+import dev.courier.retry.internal.LadderState;
+import dev.courier.retry.internal.Malformed;
+import dev.courier.retry.internal.TierWaits;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -43,15 +53,30 @@ import org.slf4j.LoggerFactory;
  * goes to the next tier with its due time in a header, a permanent or exhausted one to the DLT; the
  * next tier or DLT write is acknowledged before the original offset is committed, so a crash never
  * loses a record (it may repeat one, which the idempotent store absorbs). A tier partition whose
- * head record is not due is paused until it is (the loop keeps polling, so the group membership
- * stays healthy) and the due time survives restarts because it travels in the record.
+ * head record is not due is paused until it is, and the due time survives restarts because it
+ * travels in the record.
+ *
+ * <p>Deployed as several instances in one group, it keeps its membership whatever the handler does:
+ * each call runs on a handler thread within {@code retry.handler.timeout.ms} while this loop pauses
+ * its partitions and keeps polling; a revocation waits for the call in flight, settles it and
+ * commits before the partitions move, so a rebalance repeats nothing. On {@link #close()} it takes
+ * no new record, gives the call in flight {@code retry.shutdown.timeout.ms}, commits what is done
+ * and leaves the group at once. Courier's headers are parsed once per record; a record whose
+ * headers do not parse goes to the DLT as {@code malformed-headers} and the loop goes on.
  */
 public final class RetryingConsumer<K, V> implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(RetryingConsumer.class);
 
+  /** How long a fast call is awaited before the partitions are paused for a slow one. */
+  private static final Duration FIRST_WAIT = Duration.ofMillis(20);
+
+  /** How often the loop polls (to stay in the group) while a call runs. */
+  private static final Duration BUSY_POLL = Duration.ofMillis(100);
+
   private final RetryConfig config;
   private final RetryTopics topics;
+  private final List<String> subscribed;
   private final Deserializer<K> keys;
   private final Deserializer<V> values;
   private final RecordHandler<K, V> handler;
@@ -62,19 +87,51 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   private final RetryMetrics metrics;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final KafkaProducer<byte[], byte[]> producer;
-  private final Map<TopicPartition, Instant> pausedUntil = new HashMap<>();
+  private final HandlerCalls calls;
+  private final TierWaits waits = new TierWaits();
+  private final Commits commits;
+  private final DltDepthProbe depth;
   private final List<Future<RecordMetadata>> forwards = new ArrayList<>();
-  private final Map<TopicPartition, Long> waitingSince = new HashMap<>();
+
+  /** Partitions paused only while a handler call runs (not those waiting for a due time). */
+  private final Set<TopicPartition> pausedForCall = new HashSet<>();
+
+  /** Partitions taken away while the current poll's records were being handled. */
+  private final Set<TopicPartition> revokedInBatch = new HashSet<>();
+
   private final String deadlineHeader;
   private final String operationKeyHeader;
+  private final PollLoop loop;
+  private InFlight inFlight;
+  private volatile Instant shutdownDeadline;
   // Written by the loop thread only; volatile so progress() is current from any thread.
-  private volatile long calls;
+  private volatile long handlerCalls;
   private volatile long succeeded;
   private volatile long retried;
   private volatile long deadLettered;
   private volatile long budgetWaits;
-  private Instant nextDepthCheck = Instant.EPOCH;
-  private final PollLoop loop;
+
+  /** A handler call in progress and the record it belongs to. */
+  private static final class InFlight {
+    final TopicPartition tp;
+    final ConsumerRecord<byte[], byte[]> record;
+    final LadderState state;
+    final HandlerCalls.Call call;
+
+    /** Settled or abandoned by a rebalance callback while the loop waited for the call. */
+    boolean finished;
+
+    InFlight(
+        TopicPartition tp,
+        ConsumerRecord<byte[], byte[]> record,
+        LadderState state,
+        HandlerCalls.Call call) {
+      this.tp = tp;
+      this.record = record;
+      this.state = state;
+      this.call = call;
+    }
+  }
 
   private RetryingConsumer(Builder<K, V> b) {
     this.config = b.config;
@@ -89,13 +146,25 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     this.metrics = new RetryMetrics(b.registry, config.topic(), topics.tiers());
     this.deadlineHeader = config.getString(RetryConfig.DEADLINE_HEADER);
     this.operationKeyHeader = config.getString(RetryConfig.OPERATION_KEY_HEADER);
-    try (Admin admin = Admin.create(config.clientConfig())) {
+    List<String> drain;
+    try (Admin admin = Admin.create(config.clients().admin())) {
       topics.create(
           admin,
           config.getLong(RetryConfig.TIER_RETENTION_MS),
           config.getLong(RetryConfig.DLT_RETENTION_MS));
+      drain = topics.drainTiers(admin);
     }
-    Map<String, Object> cc = new HashMap<>(config.clientConfig());
+    List<String> read = new ArrayList<>(topics.all().subList(0, topics.tiers() + 1));
+    read.addAll(drain);
+    this.subscribed = List.copyOf(read);
+    if (!drain.isEmpty()) {
+      LOG.info(
+          "reading {} too: they are above retry.max.attempts={} and are drained to {}",
+          drain,
+          config.policy().maxAttempts(),
+          topics.deadLetter());
+    }
+    Map<String, Object> cc = config.clients().consumer();
     cc.put(ConsumerConfig.GROUP_ID_CONFIG, config.group());
     cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     cc.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -104,7 +173,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     cc.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
     this.consumer =
         new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    Map<String, Object> pc = new HashMap<>(config.clientConfig());
+    Map<String, Object> pc = config.clients().producer();
     pc.put(ProducerConfig.ACKS_CONFIG, "all");
     // Producer retries are Kafka's own (idempotent, no duplicates); they are not attempts.
     pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -112,13 +181,13 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     // failures needed ten times the produce requests of the same records bare.
     pc.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
     this.producer = new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
-    this.loop =
-        new PollLoop(
-            consumer,
-            () -> {
-              consumer.close();
-              producer.close();
-            });
+    this.calls = new HandlerCalls(config.group(), config.handlerTimeout(), clock);
+    this.commits =
+        new Commits(consumer, this::beforeCommit, metrics.commitsRefused::increment, clock);
+    this.depth =
+        new DltDepthProbe(config.clients().admin(), topics.deadLetter(), metrics.dltDepth)
+            .start(Duration.ofSeconds(30));
+    this.loop = new PollLoop(consumer, this::closeResources);
     LOG.info("{}", contract().render());
   }
 
@@ -131,6 +200,11 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     return topics;
   }
 
+  /** The topics this consumer reads: the main topic, its tiers, and tiers left to drain. */
+  public List<String> subscribed() {
+    return subscribed;
+  }
+
   public RetryContract contract() {
     return RetryContract.of(config, classifier, budget);
   }
@@ -139,59 +213,105 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     runUntil(p -> false);
   }
 
-  /** Runs until the condition holds after a poll, or {@link #close()}. */
+  /**
+   * Runs until the condition holds after a poll, or {@link #close()}.
+   *
+   * @throws Error what the handler threw when it was an {@link Error}: the loop stops (what was
+   *     done is committed) rather than go on in a JVM that may be broken
+   */
   public void runUntil(Predicate<RetryProgress> done) {
     loop.run(
-        () -> consumer.subscribe(topics.all().subList(0, topics.tiers() + 1), new Forget()),
+        () -> consumer.subscribe(subscribed, new Rebalance()),
         () -> done.test(progress()),
         this::pollOnce);
   }
 
   private void pollOnce() {
-    resumeDue();
-    ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout());
+    waits.resumeDue(consumer, clock.instant());
+    ConsumerRecords<byte[], byte[]> records =
+        consumer.poll(
+            waits.pollTimeout(
+                Duration.ofMillis(config.getLong(RetryConfig.POLL_TIMEOUT_MS)), clock.instant()));
+    revokedInBatch.clear();
     for (TopicPartition tp : records.partitions()) {
+      if (loop.stopping()) {
+        break;
+      }
       handlePartition(tp, records.records(tp));
     }
+    commits.commit();
     updateGauges();
   }
 
   private void handlePartition(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
-    long next = -1;
     for (ConsumerRecord<byte[], byte[]> record : records) {
-      Optional<Instant> waitUntil = process(record);
+      // A revoked partition's records are its new owner's; a reassigned one is fetched again
+      // from the committed offset.
+      if (loop.stopping() || revokedInBatch.contains(tp)) {
+        return;
+      }
+      Optional<Instant> waitUntil = process(tp, record);
+      if (waitUntil == null) {
+        return; // abandoned: not done, so not committed
+      }
       if (waitUntil.isPresent()) {
         consumer.seek(tp, record.offset());
-        consumer.pause(List.of(tp));
-        pausedUntil.put(tp, waitUntil.get());
-        waitingSince.put(tp, record.timestamp());
-        break;
+        waits.pause(consumer, tp, waitUntil.get(), record.timestamp());
+        return;
       }
-      next = record.offset() + 1;
-    }
-    awaitForwards();
-    if (next >= 0) {
-      CrashPoints.AFTER_FORWARD_BEFORE_OFFSET_COMMIT.reach();
-      consumer.commitSync(Map.of(tp, new OffsetAndMetadata(next)));
+      commits.done(tp, record.offset() + 1);
+      if (commits.due(config.commitInterval())) {
+        commits.commit();
+      }
     }
   }
 
-  /** Handles one record; returns when to look again if it must wait at its tier. */
-  private Optional<Instant> process(ConsumerRecord<byte[], byte[]> record) {
+  /**
+   * Handles one record.
+   *
+   * @return empty when it is done, when to look again if it must wait at its tier, or null when its
+   *     call was abandoned (shutdown, or its partition was revoked) and it is not done
+   */
+  private Optional<Instant> process(TopicPartition tp, ConsumerRecord<byte[], byte[]> record) {
     Instant now = clock.instant();
     int tier = topics.tierOf(record.topic());
-    int attempt =
-        RetryHeaders.number(record.headers(), RetryHeaders.ATTEMPT).map(Long::intValue).orElse(1);
-    Optional<Instant> due =
-        tier > 0 ? RetryHeaders.time(record.headers(), RetryHeaders.DUE) : Optional.empty();
-    if (due.isPresent() && now.isBefore(due.get())) {
-      return due;
-    }
-    Optional<Instant> deadline = deadline(record);
-    Optional<Decision.DeadLetter> expired = decider.beforeAttempt(deadline, now);
-    if (expired.isPresent()) {
+    LadderRead read = LadderState.read(record, tier, operationKeyHeader, deadlineHeader);
+    if (read instanceof Malformed malformed) {
       deadLetter(
-          record, expired.get().reason(), attempt - 1, firstFailure(record, now), null, null, now);
+          record,
+          LadderState.of(record, operationKeyHeader),
+          Decision.DeadLetter.MALFORMED,
+          0,
+          null,
+          malformed.describe(),
+          null,
+          now);
+      return Optional.empty();
+    }
+    LadderState state = (LadderState) read;
+    if (state.attempt() > config.policy().maxAttempts()) {
+      deadLetter(
+          record,
+          state,
+          Decision.DeadLetter.ATTEMPTS,
+          state.attempt() - 1,
+          null,
+          "not executed: it waited in "
+              + record.topic()
+              + " for attempt "
+              + state.attempt()
+              + ", above retry.max.attempts="
+              + config.policy().maxAttempts(),
+          null,
+          now);
+      return Optional.empty();
+    }
+    if (state.due().isPresent() && now.isBefore(state.due().get())) {
+      return state.due();
+    }
+    Optional<Decision.DeadLetter> expired = decider.beforeAttempt(state.deadline(), now);
+    if (expired.isPresent()) {
+      deadLetter(record, state, expired.get().reason(), state.attempt() - 1, null, null, null, now);
       return Optional.empty();
     }
     if (tier > 0) {
@@ -200,34 +320,152 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
         metrics.budgetWaits.increment();
         return Optional.of(now.plus(budget.untilAvailable()));
       }
-      due.ifPresent(d -> metrics.lateness.record(Duration.between(d, now)));
+      state.due().ifPresent(d -> metrics.lateness.record(Duration.between(d, now)));
     }
     metrics.attempt(tier);
-    calls++;
+    handlerCalls++;
+    ConsumerRecord<K, V> typed;
     try {
-      handler.handle(deserialize(record));
-      succeeded++;
-      metrics.callsPerOperation.record(attempt);
-    } catch (Exception e) {
-      onFailure(record, attempt, deadline, e);
+      typed = deserialize(record, state);
+    } catch (RuntimeException e) {
+      settle(record, state, new HandlerCalls.Result(Optional.of(e)));
+      return Optional.empty();
     }
-    return Optional.empty();
+    return call(tp, record, state, typed) ? Optional.empty() : null;
   }
 
-  private void onFailure(
-      ConsumerRecord<byte[], byte[]> record, int attempt, Optional<Instant> deadline, Exception e) {
+  /**
+   * Runs the handler and settles the record; while the call runs, the partitions are paused and the
+   * loop keeps polling so the member stays in its group and takes part in rebalances.
+   *
+   * @return whether the record is done (false: abandoned, its offset must not be committed)
+   */
+  private boolean call(
+      TopicPartition tp,
+      ConsumerRecord<byte[], byte[]> record,
+      LadderState state,
+      ConsumerRecord<K, V> typed) {
+    HandlerCalls.Call call = calls.start(() -> handler.handle(typed));
+    Optional<HandlerCalls.Result> result = call.await(FIRST_WAIT);
+    if (result.isPresent()) {
+      settle(record, state, result.get());
+      return true;
+    }
+    InFlight current = new InFlight(tp, record, state, call);
+    inFlight = current;
+    pauseForCall(consumer.assignment());
+    try {
+      while (!current.finished) {
+        result = call.await(BUSY_POLL);
+        if (result.isPresent()) {
+          settle(record, state, result.get());
+          return true;
+        }
+        if (call.expired()) {
+          settle(record, state, call.abandon(timeoutMessage(record)));
+          return true;
+        }
+        if (shuttingDownPast()) {
+          call.abandon("shutting down");
+          LOG.warn("{} abandoned at shutdown; its next owner redoes it", coordinates(record));
+          return false;
+        }
+        pollWhileBusy();
+      }
+      return false; // settled (and committed) or abandoned by a rebalance callback
+    } finally {
+      inFlight = null;
+      resumeAfterCall();
+    }
+  }
+
+  private String timeoutMessage(ConsumerRecord<?, ?> record) {
+    return "handler did not finish "
+        + coordinates(record)
+        + " within "
+        + RetryConfig.HANDLER_TIMEOUT_MS
+        + "="
+        + calls.timeout().toMillis();
+  }
+
+  /** Keeps the membership alive; every partition is paused, so no record comes back. */
+  private void pollWhileBusy() {
+    ConsumerRecords<byte[], byte[]> stray;
+    try {
+      stray = consumer.poll(Duration.ZERO);
+    } catch (WakeupException e) {
+      if (!loop.stopping()) {
+        throw e;
+      }
+      return; // close() woke us: the call gets until the shutdown deadline
+    }
+    // Defensive: a partition that slipped through unpaused is rewound, so nothing is skipped.
+    for (TopicPartition tp : stray.partitions()) {
+      consumer.seek(tp, stray.records(tp).get(0).offset());
+      pauseForCall(List.of(tp));
+    }
+  }
+
+  private void pauseForCall(Collection<TopicPartition> partitions) {
+    List<TopicPartition> pause = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      if (!waits.waiting(tp) && pausedForCall.add(tp)) {
+        pause.add(tp);
+      }
+    }
+    consumer.pause(pause);
+  }
+
+  private void resumeAfterCall() {
+    Set<TopicPartition> owned = consumer.assignment();
+    List<TopicPartition> resume =
+        pausedForCall.stream().filter(tp -> owned.contains(tp) && !waits.waiting(tp)).toList();
+    pausedForCall.clear();
+    consumer.resume(resume);
+  }
+
+  private boolean shuttingDownPast() {
+    Instant deadline = shutdownDeadline;
+    return deadline != null && !clock.instant().isBefore(deadline);
+  }
+
+  /** What a finished (or abandoned-for-time) call means for the record. */
+  private void settle(
+      ConsumerRecord<byte[], byte[]> record, LadderState state, HandlerCalls.Result result) {
+    if (result.succeeded()) {
+      succeeded++;
+      metrics.callsPerOperation.record(state.attempt());
+      return;
+    }
+    Throwable failure = result.failure().get();
+    if (failure instanceof Error error) {
+      LOG.error(
+          "{}: the handler threw {}; stopping (what is done is committed)",
+          coordinates(record),
+          error.toString());
+      throw error;
+    }
+    if (failure instanceof HandlerTimeoutException) {
+      metrics.handlerTimeouts.increment();
+    }
+    onFailure(record, state, (Exception) failure);
+  }
+
+  private void onFailure(ConsumerRecord<byte[], byte[]> record, LadderState state, Exception e) {
     Instant now = clock.instant();
     Classification classification = classifier.classify(e);
-    Instant first = firstFailure(record, now);
-    Decision decision = decider.afterFailure(attempt, classification, first, deadline, now);
+    Instant first = state.firstFailure().orElse(now);
+    Decision decision =
+        decider.afterFailure(state.attempt(), classification, first, state.deadline(), now);
     if (decision instanceof Decision.Retry retry) {
       send(
           Hop.of(
               record,
+              state,
               topics.tier(retry.tier()),
               config.group(),
-              operationKeyHeader,
-              new Hop.Failure("retry", retry.attempt(), first, retry.dueAt(), e, classification),
+              new Hop.Failure(
+                  "retry", retry.attempt(), first, retry.dueAt(), e, null, classification),
               now,
               config.getInt(RetryConfig.MESSAGE_MAX_CHARS),
               config.getBoolean(RetryConfig.INCLUDE_STACK)));
@@ -235,38 +473,40 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
       LOG.debug(
           "{} attempt {} failed ({}); retry {} due {}",
           coordinates(record),
-          attempt,
+          state.attempt(),
           e.toString(),
           retry.attempt(),
           retry.dueAt());
     } else {
-      deadLetter(
-          record,
-          ((Decision.DeadLetter) decision).reason(),
-          attempt,
-          first,
-          e,
-          classification,
-          now);
-      metrics.callsPerOperation.record(attempt);
+      String reason = ((Decision.DeadLetter) decision).reason();
+      deadLetter(record, state, reason, state.attempt(), e, null, classification, now);
+      metrics.callsPerOperation.record(state.attempt());
     }
   }
 
   private void deadLetter(
       ConsumerRecord<byte[], byte[]> record,
+      LadderState state,
       String reason,
       int attempts,
-      Instant first,
       Throwable error,
+      String message,
       Classification classification,
       Instant now) {
     send(
         Hop.of(
             record,
+            state,
             topics.deadLetter(),
             config.group(),
-            operationKeyHeader,
-            new Hop.Failure(reason, attempts, first, null, error, classification),
+            new Hop.Failure(
+                reason,
+                attempts,
+                state.firstFailure().orElse(now),
+                null,
+                error,
+                message,
+                classification),
             now,
             config.getInt(RetryConfig.MESSAGE_MAX_CHARS),
             config.getBoolean(RetryConfig.INCLUDE_STACK)));
@@ -277,15 +517,20 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
         coordinates(record),
         reason,
         attempts,
-        error == null ? "not executed" : error.toString());
+        message != null ? message : error == null ? "not executed" : error.toString());
   }
 
-  /** Sends without waiting; {@link #awaitForwards()} runs before the offsets are committed. */
+  /** Sends without waiting; every forward is acknowledged before any offset is committed. */
   private void send(ProducerRecord<byte[], byte[]> out) {
     forwards.add(producer.send(out));
   }
 
-  /** Every forward of the batch acknowledged, or no offset is committed (the batch comes again). */
+  private void beforeCommit() {
+    awaitForwards();
+    CrashPoints.AFTER_FORWARD_BEFORE_OFFSET_COMMIT.reach();
+  }
+
+  /** Every forward acknowledged, or no offset is committed (the records come again). */
   private void awaitForwards() {
     try {
       for (Future<RecordMetadata> f : forwards) {
@@ -302,22 +547,14 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     }
   }
 
-  private ConsumerRecord<K, V> deserialize(ConsumerRecord<byte[], byte[]> r) {
-    String topic = RetryHeaders.text(r.headers(), RetryHeaders.ORIGINAL_TOPIC).orElse(r.topic());
-    int partition =
-        RetryHeaders.number(r.headers(), RetryHeaders.ORIGINAL_PARTITION)
-            .map(Long::intValue)
-            .orElse(r.partition());
-    long offset = RetryHeaders.number(r.headers(), RetryHeaders.ORIGINAL_OFFSET).orElse(r.offset());
-    long timestamp =
-        RetryHeaders.number(r.headers(), RetryHeaders.ORIGINAL_TIMESTAMP).orElse(r.timestamp());
-    K key = keys.deserialize(topic, r.headers(), r.key());
-    V value = values.deserialize(topic, r.headers(), r.value());
+  private ConsumerRecord<K, V> deserialize(ConsumerRecord<byte[], byte[]> r, LadderState state) {
+    K key = keys.deserialize(state.originalTopic(), r.headers(), r.key());
+    V value = values.deserialize(state.originalTopic(), r.headers(), r.value());
     return new ConsumerRecord<>(
-        topic,
-        partition,
-        offset,
-        timestamp,
+        state.originalTopic(),
+        state.originalPartition(),
+        state.originalOffset(),
+        state.originalTimestamp(),
         TimestampType.CREATE_TIME,
         r.serializedKeySize(),
         r.serializedValueSize(),
@@ -327,107 +564,110 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
         Optional.empty());
   }
 
-  private Optional<Instant> deadline(ConsumerRecord<byte[], byte[]> record) {
-    try {
-      return RetryHeaders.time(record.headers(), deadlineHeader);
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "{}: unreadable deadline header '{}' ignored: {}",
-          coordinates(record),
-          deadlineHeader,
-          e.getMessage());
-      return Optional.empty();
-    }
-  }
-
-  private static Instant firstFailure(ConsumerRecord<byte[], byte[]> record, Instant now) {
-    return RetryHeaders.time(record.headers(), RetryHeaders.FIRST_FAILURE).orElse(now);
-  }
-
   private static String coordinates(ConsumerRecord<?, ?> r) {
     return r.topic() + "-" + r.partition() + "@" + r.offset();
   }
 
-  private void resumeDue() {
-    Instant now = clock.instant();
-    List<TopicPartition> due = new ArrayList<>();
-    pausedUntil.forEach(
-        (tp, until) -> {
-          if (!now.isBefore(until)) {
-            due.add(tp);
-          }
-        });
-    due.forEach(
-        tp -> {
-          pausedUntil.remove(tp);
-          waitingSince.remove(tp);
-        });
-    if (!due.isEmpty()) {
-      consumer.resume(due);
-    }
-  }
-
-  /** Poll no longer than until the next paused partition is due. */
-  private Duration pollTimeout() {
-    Duration max = Duration.ofMillis(config.getLong(RetryConfig.POLL_TIMEOUT_MS));
-    Instant now = clock.instant();
-    for (Instant until : pausedUntil.values()) {
-      Duration d = Duration.between(now, until);
-      if (d.compareTo(max) < 0) {
-        max = d.isNegative() ? Duration.ZERO : d;
-      }
-    }
-    return max;
-  }
-
   private void updateGauges() {
     long now = clock.millis();
-    Map<Integer, Long> oldest = new HashMap<>();
-    waitingSince.forEach((tp, since) -> oldest.merge(topics.tierOf(tp.topic()), since, Math::min));
+    Map<Integer, Long> oldest = waits.oldestByTier(topics::tierOf);
     for (int t = 1; t <= topics.tiers(); t++) {
       Long since = oldest.get(t);
       metrics.tierAge(t, Duration.ofMillis(since == null ? 0 : now - since));
     }
-    Instant at = clock.instant();
-    if (at.isAfter(nextDepthCheck)) {
-      nextDepthCheck = at.plusSeconds(30);
-      metrics.dltDepth.set(dltDepth());
-    }
-  }
-
-  private long dltDepth() {
-    List<TopicPartition> parts = new ArrayList<>();
-    consumer
-        .partitionsFor(topics.deadLetter())
-        .forEach(p -> parts.add(new TopicPartition(p.topic(), p.partition())));
-    Map<TopicPartition, Long> start = consumer.beginningOffsets(parts);
-    Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-    return parts.stream().mapToLong(tp -> end.get(tp) - start.get(tp)).sum();
   }
 
   public RetryProgress progress() {
-    return new RetryProgress(calls, succeeded, retried, deadLettered, budgetWaits);
+    return new RetryProgress(handlerCalls, succeeded, retried, deadLettered, budgetWaits);
   }
 
-  /** Stops the loop (from another thread) or closes the idle consumer and producer. */
+  /**
+   * Stops the loop from another thread: no new record is taken, the call in flight gets {@code
+   * retry.shutdown.timeout.ms}, what is done is committed, and the consumer leaves its group. The
+   * caller waits for {@link #run()} to return.
+   */
   @Override
   public void close() {
+    shutdownDeadline = clock.instant().plus(config.shutdownTimeout());
     loop.close();
   }
 
-  /** Paused partitions that move to another member start over there; forget their wait here. */
-  private final class Forget implements ConsumerRebalanceListener {
+  /** On the loop's thread, once: commit what is done, then leave the group at once. */
+  private void closeResources() {
+    try {
+      commits.commit();
+    } catch (RuntimeException e) {
+      LOG.warn("final commit failed: {}", e.toString());
+    }
+    try {
+      consumer.close(
+          CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+              .withTimeout(Duration.ofSeconds(5)));
+    } finally {
+      producer.close(Duration.ofSeconds(5));
+      calls.close();
+      depth.close();
+    }
+  }
+
+  /**
+   * Commits what is done in partitions being taken away, after settling the call in flight if it is
+   * one of theirs (it gets until its own time limit, or the shutdown deadline), so a rebalance
+   * repeats nothing; the records after it are left to the new owner.
+   */
+  private final class Rebalance implements ConsumerRebalanceListener {
     @Override
-    public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
-      partitions.forEach(
-          tp -> {
-            pausedUntil.remove(tp);
-            waitingSince.remove(tp);
-          });
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      revokedInBatch.addAll(partitions);
+      InFlight f = inFlight;
+      if (f != null && !f.finished && partitions.contains(f.tp)) {
+        Duration wait = f.call.remaining();
+        Instant deadline = shutdownDeadline;
+        if (deadline != null) {
+          Duration left = Duration.between(clock.instant(), deadline);
+          wait = left.compareTo(wait) < 0 ? left : wait;
+        }
+        Optional<HandlerCalls.Result> result = f.call.await(wait);
+        f.finished = true;
+        if (result.isPresent()) {
+          settle(f.record, f.state, result.get());
+          commits.done(f.tp, f.record.offset() + 1);
+          LOG.info("{} finished during the revocation of its partition", coordinates(f.record));
+        } else {
+          f.call.abandon("partition revoked");
+          LOG.warn("{} abandoned at revocation; its new owner redoes it", coordinates(f.record));
+        }
+      }
+      commits.commit(partitions);
+      waits.forget(partitions);
+      pausedForCall.removeAll(partitions);
+      if (!partitions.isEmpty()) {
+        LOG.info("{} revoked; what was done in them is committed", partitions);
+      }
     }
 
     @Override
-    public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {}
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      revokedInBatch.addAll(partitions);
+      InFlight f = inFlight;
+      if (f != null && !f.finished && partitions.contains(f.tp)) {
+        f.finished = true;
+        f.call.abandon("partition lost");
+      }
+      commits.drop(partitions);
+      waits.forget(partitions);
+      pausedForCall.removeAll(partitions);
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      if (!partitions.isEmpty()) {
+        LOG.info("{} assigned", partitions);
+      }
+      if (inFlight != null) {
+        pauseForCall(partitions); // a call is running: new partitions wait for it like the rest
+      }
+    }
   }
 
   /** Handler, classifier, clock, jitter source, shared budget and meters. */

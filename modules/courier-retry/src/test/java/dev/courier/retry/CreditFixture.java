@@ -1,5 +1,6 @@
 package dev.courier.retry;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.idempotency.IdempotentHandler;
 import dev.courier.idempotency.Outcome;
 import dev.courier.testkit.KafkaBroker;
@@ -56,9 +57,11 @@ final class CreditFixture {
   /** The handler: count the call, note lateness, fail as scripted, else apply once. */
   RecordHandler<String, String> handler() {
     return record -> {
-      String key = RetryHeaders.text(record.headers(), "id").orElseThrow();
+      String key = CourierHeaders.text(record.headers(), "id").orElseThrow();
       calls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-      RetryHeaders.time(record.headers(), RetryHeaders.DUE)
+      CourierHeaders.text(record.headers(), CourierHeaders.DUE)
+          .map(Long::parseLong)
+          .map(Instant::ofEpochMilli)
           .ifPresent(due -> lateness.add(Duration.between(due, Instant.now())));
       Integer left = transientFailures.get(key);
       if (left != null && left > 0) {

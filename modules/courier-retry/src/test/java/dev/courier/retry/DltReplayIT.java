@@ -3,6 +3,7 @@ package dev.courier.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.core.PermanentError;
 import dev.courier.idempotency.Outcome;
 import dev.courier.testkit.CourierInfraTest;
@@ -50,7 +51,7 @@ class DltReplayIT {
     failAfterEffectOnce.add("op-after");
     RecordHandler<String, String> scripted =
         record -> {
-          String key = RetryHeaders.text(record.headers(), "id").orElseThrow();
+          String key = CourierHeaders.text(record.headers(), "id").orElseThrow();
           String account = record.value().split(":")[0];
           if (frozen.contains(account)) {
             throw new ReceiptRejected("account " + account + " is frozen");
@@ -128,6 +129,36 @@ class DltReplayIT {
                   assertThat(e)
                       .contains("replay (incident 42 fixed) -> replayed 5")
                       .contains("op-after"));
+    }
+  }
+
+  @Test
+  void aRecordParkedAfterThePlanIsSkippedAtExecutionAndReported(KafkaBroker kafka, TestDatabase db)
+      throws Exception {
+    String topic = UniqueNames.topic("credits");
+    String dlt = topic + ".dlt";
+    kafka.createTopic(topic, 1);
+    CreditFixture f = new CreditFixture(kafka, db, UniqueNames.group("late-park"));
+    f.send(topic, "op-a", "acc-a:-1", Map.of());
+    f.send(topic, "op-b", "acc-b:-2", Map.of());
+    String group = UniqueNames.group("late-park");
+    Running.until(consumer(f, topic, group, f.handler()), p -> p.deadLettered() >= 2, TIMEOUT);
+    try (DltReplayer replayer = RetryLadderIT.replayer(f)) {
+      DltReplayer.ReplayPlan plan = replayer.plan(dlt, DltFilter.all(), Optional.empty());
+      assertThat(plan.records()).hasSize(2);
+      // Between the dry run and the execution, a colleague parks one of them.
+      DltRecord parkedLate = plan.records().get(1);
+      replayer.park(parkedLate, "bob@example.com", "refunded by hand");
+      DltReplayer.ReplayResult result = replayer.replay(plan, "ops@example.com", "retry both");
+      assertThat(result.sent()).isEqualTo(1);
+      assertThat(result.coordinates()).containsExactly(plan.records().get(0).coordinates());
+      assertThat(result.skippedParked()).containsExactly(parkedLate.coordinates());
+      assertThat(replayer.auditTrail(dlt))
+          .anySatisfy(
+              e ->
+                  assertThat(e)
+                      .contains("replayed 1")
+                      .contains("skipped [" + parkedLate.coordinates() + "]"));
     }
   }
 

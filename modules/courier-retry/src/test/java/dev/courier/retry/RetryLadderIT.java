@@ -3,6 +3,7 @@ package dev.courier.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.BackendMatrix;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
@@ -86,10 +87,10 @@ class RetryLadderIT {
         .contains("credit amount must be positive, got -5");
     assertThat(d.headers().stream().map(h -> h.key()))
         .contains(
-            RetryHeaders.CLASSIFICATION,
-            RetryHeaders.GROUP,
-            RetryHeaders.FIRST_FAILURE,
-            RetryHeaders.ORIGINAL_TIMESTAMP);
+            CourierHeaders.CLASSIFICATION,
+            CourierHeaders.GROUP,
+            CourierHeaders.FIRST_FAILURE,
+            CourierHeaders.ORIGINAL_TIMESTAMP);
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.courier.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaBroker;
@@ -45,7 +46,10 @@ class RetryRestartIT {
     try (WorkerProcess first = worker.start()) {
       f.send(topic, "op-r", "acc-1:10", Map.of());
       ConsumerRecord<String, String> waiting = readTier(kafka, topic + ".retry.1");
-      due = RetryHeaders.time(waiting.headers(), RetryHeaders.DUE).orElseThrow();
+      due =
+          Instant.ofEpochMilli(
+              Long.parseLong(
+                  CourierHeaders.text(waiting.headers(), CourierHeaders.DUE).orElseThrow()));
       assertThat(due).isAfter(Instant.now());
       assertThat(first.kill()).isEqualTo(WorkerProcess.SIGKILL_EXIT_STATUS);
     }

@@ -1,5 +1,6 @@
 package dev.courier.retry;
 
+import dev.courier.core.CourierHeaders;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -42,7 +43,7 @@ public final class RetryWorkerMain {
     settings.put("kafka.group.instance.id", "retry-worker-1");
     RecordHandler<String, String> handler =
         record -> {
-          String op = RetryHeaders.text(record.headers(), "id").orElseThrow();
+          String op = CourierHeaders.text(record.headers(), "id").orElseThrow();
           try (Connection c = DriverManager.getConnection(jdbc, user, password)) {
             try (PreparedStatement ps =
                 c.prepareStatement(

@@ -62,6 +62,84 @@ public interface KafkaBroker {
     }
   }
 
+  /**
+   * Records of these topics (every partition) that the group has not committed past: 0 once it has
+   * worked through everything written so far.
+   */
+  default long uncommitted(String group, java.util.Collection<String> topics) {
+    try {
+      Map<
+              org.apache.kafka.common.TopicPartition,
+              org.apache.kafka.clients.consumer.OffsetAndMetadata>
+          committed =
+              admin()
+                  .listConsumerGroupOffsets(group)
+                  .partitionsToOffsetAndMetadata()
+                  .get(30, TimeUnit.SECONDS);
+      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>
+          latest = new HashMap<>();
+      admin()
+          .describeTopics(topics)
+          .allTopicNames()
+          .get(30, TimeUnit.SECONDS)
+          .forEach(
+              (name, d) ->
+                  d.partitions()
+                      .forEach(
+                          p ->
+                              latest.put(
+                                  new org.apache.kafka.common.TopicPartition(name, p.partition()),
+                                  org.apache.kafka.clients.admin.OffsetSpec.latest())));
+      long lag = 0;
+      for (var e : admin().listOffsets(latest).all().get(30, TimeUnit.SECONDS).entrySet()) {
+        var c = committed.get(e.getKey());
+        lag += e.getValue().offset() - (c == null ? 0 : c.offset());
+      }
+      return lag;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading the lag of " + group, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot read the lag of " + group + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The group's committed offset in one partition (0 when it has none). */
+  default long committed(String group, String topic, int partition) {
+    try {
+      var offset =
+          admin()
+              .listConsumerGroupOffsets(group)
+              .partitionsToOffsetAndMetadata()
+              .get(30, TimeUnit.SECONDS)
+              .get(new org.apache.kafka.common.TopicPartition(topic, partition));
+      return offset == null ? 0 : offset.offset();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading offsets of " + group, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot read offsets of " + group + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** How many members the group has now (0 once every consumer has left). */
+  default int members(String group) {
+    try {
+      return admin()
+          .describeConsumerGroups(List.of(group))
+          .describedGroups()
+          .get(group)
+          .get(30, TimeUnit.SECONDS)
+          .members()
+          .size();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while describing " + group, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot describe " + group + ": " + e.getMessage(), e);
+    }
+  }
+
   /** Producer settings for tests: this broker, {@code acks=all}, idempotence on. */
   default Map<String, Object> producerConfig() {
     Map<String, Object> config = new HashMap<>();

@@ -1,5 +1,6 @@
 package dev.courier.cli.lab;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
 import dev.courier.idempotency.reference.CreditWorker;
 import dev.courier.testkit.JvmWorker;
@@ -44,7 +45,7 @@ final class CrashStep implements LabStep {
         new KafkaProducer<>(
             lab.kafka().producerConfig(), new StringSerializer(), new StringSerializer())) {
       ProducerRecord<String, String> credit = new ProducerRecord<>(TOPIC, "17", "17:10");
-      credit.headers().add("id", "credit-17-1".getBytes(StandardCharsets.UTF_8));
+      credit.headers().add(CourierHeaders.ID, "credit-17-1".getBytes(StandardCharsets.UTF_8));
       producer.send(credit).get(30, TimeUnit.SECONDS);
     }
     lab.say("sent one record to " + TOPIC + ": credit account 17 by 10 (operation credit-17-1)");

@@ -1,5 +1,6 @@
 package dev.courier.cli.lab;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
 import dev.courier.idempotency.IdempotentHandler;
 import dev.courier.idempotency.Outcome;
@@ -99,7 +100,7 @@ final class OutboxStep implements LabStep {
     lab.expect("records after the restart (the event was sent again)", delivered.size(), 2);
     lab.expect(
         "event ids of the deliveries",
-        delivered.stream().map(r -> header(r, "id")).distinct().toList(),
+        delivered.stream().map(r -> header(r, CourierHeaders.ID)).distinct().toList(),
         List.of(credit.eventId().toString()));
 
     lab.expect("total of a receiver that credits every delivery", delivered.size() * 10, 20);

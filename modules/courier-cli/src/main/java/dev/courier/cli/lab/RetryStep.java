@@ -1,5 +1,6 @@
 package dev.courier.cli.lab;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.core.PermanentError;
 import dev.courier.idempotency.IdempotentHandler;
 import dev.courier.idempotency.Outcome;
@@ -9,7 +10,6 @@ import dev.courier.retry.DltReplayer;
 import dev.courier.retry.RecordHandler;
 import dev.courier.retry.RetryBudget;
 import dev.courier.retry.RetryConfig;
-import dev.courier.retry.RetryHeaders;
 import dev.courier.retry.RetryProgress;
 import dev.courier.retry.RetryingConsumer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -187,9 +187,11 @@ final class RetryStep implements LabStep {
   private void handle(
       ConsumerRecord<String, String> record, IdempotentHandler<String, String> idempotent)
       throws Exception {
-    String key = RetryHeaders.text(record.headers(), "id").orElseThrow();
+    String key = CourierHeaders.text(record.headers(), CourierHeaders.ID).orElseThrow();
     calls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-    RetryHeaders.time(record.headers(), RetryHeaders.DUE)
+    CourierHeaders.text(record.headers(), CourierHeaders.DUE)
+        .map(Long::parseLong)
+        .map(Instant::ofEpochMilli)
         .ifPresent(due -> lateness.add(Duration.between(due, Instant.now())));
     Integer left = transientFailures.get(key);
     if (left != null && left > 0) {
@@ -246,7 +248,7 @@ final class RetryStep implements LabStep {
         new KafkaProducer<>(
             lab.kafka().producerConfig(), new StringSerializer(), new StringSerializer())) {
       ProducerRecord<String, String> r = new ProducerRecord<>(topic, value.split(":")[0], value);
-      r.headers().add("id", key.getBytes(StandardCharsets.UTF_8));
+      r.headers().add(CourierHeaders.ID, key.getBytes(StandardCharsets.UTF_8));
       headers.forEach((k, v) -> r.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
       producer.send(r).get(30, TimeUnit.SECONDS);
     }

@@ -2,6 +2,7 @@ package dev.courier.outbox.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.courier.core.CourierHeaders;
 import io.debezium.transforms.outbox.EventRouter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +36,9 @@ public final class RowRouter implements AutoCloseable {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** Where EventRouter puts the row's headers column, expanded into one header each. */
+  private static final String ROW_HEADERS = "courier-row-headers";
+
   private final EventRouter<SourceRecord> router = new EventRouter<>();
   private final String outboxTopic;
 
@@ -48,8 +52,14 @@ public final class RowRouter implements AutoCloseable {
             "table.field.event.key", "aggregateid",
             "table.field.event.payload", "payload",
             "table.fields.additional.placement",
-                "type:header:type,content_type:header:content-type,headers:header:courier-headers,"
-                    + "deadline:header:courier-deadline",
+                "type:header:"
+                    + CourierHeaders.TYPE
+                    + ",content_type:header:"
+                    + CourierHeaders.CONTENT_TYPE
+                    + ",headers:header:"
+                    + ROW_HEADERS
+                    + ",deadline:header:"
+                    + CourierHeaders.DEADLINE,
             "table.op.invalid.behavior", "warn"));
   }
 
@@ -73,7 +83,7 @@ public final class RowRouter implements AutoCloseable {
       if (header.value() == null) {
         continue;
       }
-      if (header.key().equals("courier-headers")) {
+      if (header.key().equals(ROW_HEADERS)) {
         expand(header.value().toString(), headers);
       } else {
         headers.add(header.key(), header.value().toString().getBytes(StandardCharsets.UTF_8));

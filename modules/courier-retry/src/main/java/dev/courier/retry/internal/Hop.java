@@ -1,7 +1,7 @@
 package dev.courier.retry.internal;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.retry.Classification;
-import dev.courier.retry.RetryHeaders;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -14,97 +14,99 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * Builds the record for the next tier or the DLT: the original key, value and own headers byte for
- * byte, then the failure headers (the original coordinates carried over from the first hop).
+ * byte, then the failure headers, written from the record's parsed {@link LadderState} (the
+ * original coordinates carried over from the first hop).
  */
 public final class Hop {
 
+  private static final int MAX_STACK_CHARS = 8192;
+
   private Hop() {}
 
-  /** What went wrong on this hop. */
+  /**
+   * What went wrong on this hop.
+   *
+   * @param error the handler's failure; null when the record was not executed (expired, malformed)
+   * @param message the message to record instead of the error's (e.g. what is malformed), or null
+   */
   public record Failure(
       String reason,
       int attempts,
       Instant firstFailure,
       Instant dueAt,
       Throwable error,
+      String message,
       Classification classification) {}
 
   public static ProducerRecord<byte[], byte[]> of(
       ConsumerRecord<byte[], byte[]> in,
+      LadderState state,
       String toTopic,
       String group,
-      String operationKeyHeader,
       Failure failure,
       Instant now,
       int maxMessageChars,
       boolean stack) {
     Headers headers = new RecordHeaders();
     for (Header h : in.headers()) {
-      if (!RetryHeaders.FAILURE_HEADERS.contains(h.key())) {
+      if (!CourierHeaders.FAILURE_HEADERS.contains(h.key())) {
         headers.add(h.key(), h.value());
       }
     }
-    Headers old = in.headers();
-    put(
-        headers,
-        RetryHeaders.ORIGINAL_TOPIC,
-        RetryHeaders.text(old, RetryHeaders.ORIGINAL_TOPIC).orElse(in.topic()));
-    put(
-        headers,
-        RetryHeaders.ORIGINAL_PARTITION,
-        RetryHeaders.text(old, RetryHeaders.ORIGINAL_PARTITION)
-            .orElse(String.valueOf(in.partition())));
-    put(
-        headers,
-        RetryHeaders.ORIGINAL_OFFSET,
-        RetryHeaders.text(old, RetryHeaders.ORIGINAL_OFFSET).orElse(String.valueOf(in.offset())));
-    put(
-        headers,
-        RetryHeaders.ORIGINAL_TIMESTAMP,
-        RetryHeaders.text(old, RetryHeaders.ORIGINAL_TIMESTAMP)
-            .orElse(String.valueOf(in.timestamp())));
-    RetryHeaders.text(old, RetryHeaders.OPERATION_KEY)
-        .or(() -> RetryHeaders.text(old, operationKeyHeader))
-        .ifPresent(k -> put(headers, RetryHeaders.OPERATION_KEY, k));
-    put(headers, RetryHeaders.ATTEMPT, String.valueOf(failure.attempts()));
-    put(headers, RetryHeaders.FIRST_FAILURE, String.valueOf(failure.firstFailure().toEpochMilli()));
-    if (failure.dueAt() != null) {
-      put(headers, RetryHeaders.DUE, String.valueOf(failure.dueAt().toEpochMilli()));
+    put(headers, CourierHeaders.ORIGINAL_TOPIC, state.originalTopic());
+    put(headers, CourierHeaders.ORIGINAL_PARTITION, String.valueOf(state.originalPartition()));
+    put(headers, CourierHeaders.ORIGINAL_OFFSET, String.valueOf(state.originalOffset()));
+    put(headers, CourierHeaders.ORIGINAL_TIMESTAMP, String.valueOf(state.originalTimestamp()));
+    if (state.operationKey() != null) {
+      headers.add(CourierHeaders.OPERATION_KEY, state.operationKey());
     }
-    put(headers, RetryHeaders.FAILED_AT, String.valueOf(now.toEpochMilli()));
-    put(headers, RetryHeaders.GROUP, group);
-    put(headers, RetryHeaders.REASON, failure.reason());
+    put(headers, CourierHeaders.ATTEMPT, String.valueOf(failure.attempts()));
+    put(
+        headers,
+        CourierHeaders.FIRST_FAILURE,
+        String.valueOf(failure.firstFailure().toEpochMilli()));
+    if (failure.dueAt() != null) {
+      put(headers, CourierHeaders.DUE, String.valueOf(failure.dueAt().toEpochMilli()));
+    }
+    put(headers, CourierHeaders.FAILED_AT, String.valueOf(now.toEpochMilli()));
+    put(headers, CourierHeaders.GROUP, group);
+    put(headers, CourierHeaders.REASON, failure.reason());
     if (failure.classification() != null) {
       put(
           headers,
-          RetryHeaders.CLASSIFICATION,
+          CourierHeaders.CLASSIFICATION,
           failure.classification().failureClass() + " (" + failure.classification().rule() + ")");
     }
     Throwable error = failure.error();
     if (error != null) {
-      put(headers, RetryHeaders.EXCEPTION, error.getClass().getName());
+      put(headers, CourierHeaders.EXCEPTION, error.getClass().getName());
       Throwable root = error;
       while (root.getCause() != null && root.getCause() != root) {
         root = root.getCause();
       }
       if (root != error) {
-        put(headers, RetryHeaders.CAUSE, root.getClass().getName());
+        put(headers, CourierHeaders.CAUSE, root.getClass().getName());
       }
-      String message = String.valueOf(error.getMessage());
-      put(
-          headers,
-          RetryHeaders.MESSAGE,
-          message.length() > maxMessageChars ? message.substring(0, maxMessageChars) : message);
-      if (stack) {
-        StringWriter trace = new StringWriter();
-        error.printStackTrace(new PrintWriter(trace));
-        String t = trace.toString();
-        put(headers, RetryHeaders.STACK, t.length() > 8192 ? t.substring(0, 8192) : t);
-      }
+    }
+    String message =
+        failure.message() != null
+            ? failure.message()
+            : error != null ? String.valueOf(error.getMessage()) : null;
+    if (message != null) {
+      put(headers, CourierHeaders.MESSAGE, cut(message, maxMessageChars));
+    }
+    if (error != null && stack) {
+      StringWriter trace = new StringWriter();
+      error.printStackTrace(new PrintWriter(trace));
+      put(headers, CourierHeaders.STACK, cut(trace.toString(), MAX_STACK_CHARS));
     }
     // Same partition as the original: the ladder's topics have the main topic's partition count.
     return new ProducerRecord<>(
         toTopic, in.partition(), now.toEpochMilli(), in.key(), in.value(), headers);
+  }
+
+  private static String cut(String text, int max) {
+    return text.length() > max ? text.substring(0, max) : text;
   }
 
   private static void put(Headers headers, String name, String value) {

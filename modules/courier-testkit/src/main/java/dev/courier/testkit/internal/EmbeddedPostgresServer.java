@@ -1,5 +1,6 @@
 package dev.courier.testkit.internal;
 
+import dev.courier.core.Failures;
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.InfraStartupException;
 import dev.courier.testkit.PostgresServer;

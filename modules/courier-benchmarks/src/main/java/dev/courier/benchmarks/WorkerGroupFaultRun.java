@@ -1,0 +1,261 @@
+package dev.courier.benchmarks;
+
+import dev.courier.cli.Courier;
+import dev.courier.core.CourierHeaders;
+import dev.courier.retry.DltFilter;
+import dev.courier.retry.DltRecord;
+import dev.courier.retry.DltReplayer;
+import dev.courier.testkit.CourierInfra;
+import dev.courier.testkit.InfraSettings;
+import dev.courier.testkit.JvmWorker;
+import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.RecordingEndpoint;
+import dev.courier.testkit.SettingsFile;
+import dev.courier.testkit.TestDatabase;
+import dev.courier.testkit.UniqueNames;
+import dev.courier.testkit.WorkerProcess;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * A seeded, randomized fault run for a group of {@code courier retry-worker} processes: steady
+ * input into four partitions, an endpoint that is slow, fails transiently at random (the same seed
+ * gives the same failures) and refuses some records for good, while workers join, leave by SIGTERM
+ * and are SIGKILLed at random moments. It reports records, records handled, calls, duplicates (work
+ * done twice), lost records (must be 0: neither done nor dead-lettered) and the DLT by reason, and
+ * fails if anything was lost.
+ *
+ * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
+ * dev.courier.benchmarks.WorkerGroupFaultRun [seed] [seconds of input] [records/s]}
+ */
+public final class WorkerGroupFaultRun {
+
+  private static final int PARTITIONS = 4;
+  private static final int MAX_WORKERS = 5;
+
+  private final long seed;
+  private final int seconds;
+  private final int perSecond;
+  private final Random random;
+  private final List<String> events = new ArrayList<>();
+  private final List<WorkerProcess> workers = new ArrayList<>();
+  private int started;
+  private int kills;
+  private int terms;
+  private long t0;
+
+  private WorkerGroupFaultRun(long seed, int seconds, int perSecond) {
+    this.seed = seed;
+    this.seconds = seconds;
+    this.perSecond = perSecond;
+    this.random = new Random(seed);
+  }
+
+  public static void main(String[] args) throws Exception {
+    long seed = args.length > 0 ? Long.parseLong(args[0]) : 1;
+    int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
+    int perSecond = args.length > 2 ? Integer.parseInt(args[2]) : 40;
+    new WorkerGroupFaultRun(seed, seconds, perSecond).run();
+  }
+
+  private void run() throws Exception {
+    int records = seconds * perSecond;
+    List<String> notes = new ArrayList<>();
+    try (CourierInfra infra = CourierInfra.start(InfraSettings.fromEnvironment());
+        TestDatabase db = infra.postgres().createDatabase("faults");
+        RecordingEndpoint endpoint = RecordingEndpoint.start(Duration.ofMillis(20), this::status)) {
+      KafkaBroker kafka = infra.kafka();
+      String topic = UniqueNames.topic("faults");
+      String group = UniqueNames.group("faults");
+      kafka.createTopic(topic, PARTITIONS);
+      Path config = settings(kafka, topic, group, endpoint.url());
+      ExecutorService input = Executors.newSingleThreadExecutor();
+      t0 = System.nanoTime();
+      try {
+        for (int i = 0; i < 3; i++) {
+          join(config);
+        }
+        Future<?> producing = input.submit(() -> produce(kafka, topic, records));
+        while (!producing.isDone()) {
+          // The next fault comes 1 to 4 s later; waiting is the point of a fault schedule.
+          LockSupport.parkNanos(Duration.ofMillis(1_000 + random.nextInt(3_000)).toNanos());
+          chaos(config);
+        }
+        producing.get();
+        while (alive() < 2) {
+          join(config);
+        }
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        List<String> ladder = List.of(topic, topic + ".retry.1", topic + ".retry.2");
+        while (kafka.uncommitted(group, ladder) > 0 && System.nanoTime() < deadline) {
+          LockSupport.parkNanos(Duration.ofMillis(200).toNanos()); // polling for the drain
+        }
+      } finally {
+        input.shutdownNow();
+        for (WorkerProcess w : workers) {
+          if (w.isAlive()) {
+            w.terminate(Duration.ofSeconds(30));
+          }
+        }
+      }
+      Map<String, Long> dlt;
+      List<String> deadKeys;
+      try (DltReplayer replayer =
+          DltReplayer.create(
+              Map.of("bootstrap.servers", kafka.bootstrapServers()),
+              db.dataSource(),
+              10,
+              Clock.systemUTC())) {
+        List<DltRecord> dead = replayer.list(topic + ".dlt", DltFilter.all());
+        dlt =
+            dead.stream()
+                .collect(
+                    Collectors.groupingBy(DltRecord::reason, TreeMap::new, Collectors.counting()));
+        deadKeys = dead.stream().map(d -> d.operationKey().orElse("?")).toList();
+      }
+      long handled = 0;
+      long duplicates = 0;
+      long lost = 0;
+      for (int i = 0; i < records; i++) {
+        String key = key(i);
+        int done = endpoint.successes(key);
+        handled += done > 0 ? 1 : 0;
+        duplicates += Math.max(0, done - 1);
+        if (done == 0 && !deadKeys.contains(key)) {
+          lost++;
+        }
+      }
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "seed %d, %d s of input at %d records/s: records %d, handled %d, calls %d,"
+                  + " duplicates %d, lost %d (target: 0, and duplicates only from SIGKILLs), DLT %s;"
+                  + " workers started %d, SIGKILLed %d, SIGTERMed %d",
+              seed,
+              seconds,
+              perSecond,
+              records,
+              handled,
+              endpoint.totalCalls(),
+              duplicates,
+              lost,
+              dlt,
+              started,
+              kills,
+              terms));
+      notes.add("faults: " + String.join("; ", events));
+      BenchmarkReport.write(Path.of("target", "benchmarks"), "faults", "records", List.of(), notes);
+      if (lost > 0) {
+        throw new IllegalStateException(lost + " record(s) lost in fault run with seed " + seed);
+      }
+    }
+  }
+
+  /** 1 in 20 records is refused for good; any call fails transiently with probability 0.1. */
+  private int status(String key, int call) {
+    if (key.startsWith("bad-")) {
+      return 422;
+    }
+    // SplittableRandom mixes its seed: neighbouring keys and calls get independent draws.
+    long mixed = seed * 0x9E3779B97F4A7C15L + key.hashCode() * 0xC2B2AE3D27D4EB4FL + call;
+    return new SplittableRandom(mixed).nextDouble() < 0.1 ? 503 : 204;
+  }
+
+  private static String key(int i) {
+    return (i % 20 == 7 ? "bad-" : "op-") + i;
+  }
+
+  private void chaos(Path config) {
+    int roll = random.nextInt(10);
+    if (roll < 3 && alive() < MAX_WORKERS) {
+      join(config);
+    } else if (roll < 5 && alive() > 1) {
+      WorkerProcess w = pickAlive();
+      w.terminate(Duration.ofSeconds(60));
+      terms++;
+      event("SIGTERM " + w.pid());
+    } else if (roll < 7 && alive() > 1) {
+      WorkerProcess w = pickAlive();
+      w.kill();
+      kills++;
+      event("SIGKILL " + w.pid());
+    }
+  }
+
+  private void join(Path config) {
+    WorkerProcess w =
+        JvmWorker.of(Courier.class)
+            .name("worker-" + (++started))
+            .args("retry-worker", "--config", config.toString())
+            .start();
+    workers.add(w);
+    event("join " + w.pid());
+  }
+
+  private WorkerProcess pickAlive() {
+    List<WorkerProcess> alive = workers.stream().filter(WorkerProcess::isAlive).toList();
+    return alive.get(random.nextInt(alive.size()));
+  }
+
+  private int alive() {
+    return (int) workers.stream().filter(WorkerProcess::isAlive).count();
+  }
+
+  private void event(String what) {
+    events.add(String.format(Locale.ROOT, "%.1fs %s", (System.nanoTime() - t0) / 1e9, what));
+  }
+
+  private void produce(KafkaBroker kafka, String topic, int records) {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
+      long interval = TimeUnit.SECONDS.toNanos(1) / perSecond;
+      for (int i = 0; i < records; i++) {
+        ProducerRecord<String, String> r =
+            new ProducerRecord<>(topic, "acc-" + (i % 97), "{\"n\":" + i + "}");
+        r.headers().add(CourierHeaders.ID, key(i).getBytes(StandardCharsets.UTF_8));
+        producer.send(r);
+        LockSupport.parkNanos(interval); // steady input is the point
+      }
+      producer.flush();
+    }
+  }
+
+  private static Path settings(KafkaBroker kafka, String topic, String group, String url) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("bootstrap.servers", kafka.bootstrapServers());
+    settings.put("group.id", group);
+    settings.put("retry.topic", topic);
+    settings.put("retry.max.attempts", "3");
+    settings.put("retry.backoff.type", "exponential");
+    settings.put("retry.backoff.initial.ms", "200");
+    settings.put("retry.backoff.max.ms", "2000");
+    settings.put("retry.budget.capacity", "1000");
+    settings.put("retry.budget.refill.per.second", "1000");
+    settings.put("retry.shutdown.timeout.ms", "5000");
+    settings.put("retry.worker.http.port", "0");
+    settings.put("retry.worker.target.url", url);
+    settings.put("kafka.session.timeout.ms", "6000");
+    settings.put("kafka.heartbeat.interval.ms", "1000");
+    return SettingsFile.write(settings);
+  }
+}

@@ -1,0 +1,119 @@
+package dev.courier.retry.internal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.RetriableCommitFailedException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The offsets of records that are done (handled, or forwarded and acknowledged) and not committed
+ * yet. A commit the group refuses is not an error of the loop: after a rebalance the partition's
+ * new owner redoes what was not committed, and the idempotent store absorbs the repeat.
+ */
+public final class Commits {
+
+  /** Runs before every commit: the forwards of what is committed must be acknowledged first. */
+  @FunctionalInterface
+  public interface BeforeCommit {
+    void run();
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(Commits.class);
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  private final Consumer<?, ?> consumer;
+  private final BeforeCommit beforeCommit;
+  private final Runnable onRefused;
+  private final Clock clock;
+  private final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
+  private long lastCommitMillis;
+
+  public Commits(
+      Consumer<?, ?> consumer, BeforeCommit beforeCommit, Runnable onRefused, Clock clock) {
+    this.consumer = consumer;
+    this.beforeCommit = beforeCommit;
+    this.onRefused = onRefused;
+    this.clock = clock;
+    this.lastCommitMillis = clock.millis();
+  }
+
+  /** Everything before {@code next} in the partition is done. */
+  public void done(TopicPartition tp, long next) {
+    pending.put(tp, new OffsetAndMetadata(next));
+  }
+
+  public boolean due(Duration interval) {
+    return !pending.isEmpty() && clock.millis() - lastCommitMillis >= interval.toMillis();
+  }
+
+  /** Commits every pending offset. */
+  public void commit() {
+    commit(Map.copyOf(pending));
+  }
+
+  /** Commits the pending offsets of these partitions (being revoked) and forgets them. */
+  public void commit(Collection<TopicPartition> partitions) {
+    Map<TopicPartition, OffsetAndMetadata> some = new HashMap<>();
+    partitions.forEach(
+        tp -> {
+          OffsetAndMetadata o = pending.get(tp);
+          if (o != null) {
+            some.put(tp, o);
+          }
+        });
+    commit(some);
+    partitions.forEach(pending::remove);
+  }
+
+  /** Forgets partitions that were lost: their offsets can no longer be committed by us. */
+  public void drop(Collection<TopicPartition> partitions) {
+    partitions.forEach(pending::remove);
+  }
+
+  private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    beforeCommit.run();
+    if (offsets.isEmpty()) {
+      return;
+    }
+    for (int attempt = 1; ; attempt++) {
+      try {
+        consumer.commitSync(offsets, TIMEOUT);
+        offsets.forEach(pending::remove);
+        lastCommitMillis = clock.millis();
+        return;
+      } catch (WakeupException e) {
+        // close() woke the consumer to stop the loop; the commit must still happen.
+        if (attempt > 1) {
+          throw e;
+        }
+      } catch (RebalanceInProgressException e) {
+        // The next poll completes the rebalance; the revocation callback commits these then.
+        LOG.info("commit of {} postponed: the group is rebalancing", offsets.keySet());
+        return;
+      } catch (CommitFailedException e) {
+        // This member lost the partitions: their new owner redoes the rest.
+        offsets.keySet().forEach(pending::remove);
+        onRefused.run();
+        LOG.warn(
+            "commit of {} refused ({}); the partitions' new owner redoes those records",
+            offsets.keySet(),
+            e.getMessage());
+        return;
+      } catch (TimeoutException | RetriableCommitFailedException e) {
+        LOG.warn("commit of {} did not go through ({}); trying again later", offsets, e.toString());
+        return;
+      }
+    }
+  }
+}

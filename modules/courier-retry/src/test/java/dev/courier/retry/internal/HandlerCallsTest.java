@@ -1,0 +1,69 @@
+package dev.courier.retry.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.courier.retry.HandlerTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class HandlerCallsTest {
+
+  @Test
+  void aCallReportsSuccessFailureAndErrors() {
+    try (HandlerCalls calls = new HandlerCalls("t", Duration.ofSeconds(5), Clock.systemUTC())) {
+      assertThat(calls.start(() -> {}).await(Duration.ofSeconds(5)))
+          .hasValueSatisfying(r -> assertThat(r.succeeded()).isTrue());
+      assertThat(
+              calls
+                  .start(
+                      () -> {
+                        throw new java.io.IOException("down");
+                      })
+                  .await(Duration.ofSeconds(5)))
+          .hasValueSatisfying(
+              r -> assertThat(r.failure()).containsInstanceOf(java.io.IOException.class));
+      assertThat(
+              calls
+                  .start(
+                      () -> {
+                        throw new StackOverflowError("deep");
+                      })
+                  .await(Duration.ofSeconds(5)))
+          .hasValueSatisfying(r -> assertThat(r.failure()).containsInstanceOf(Error.class));
+    }
+  }
+
+  @Test
+  void aStuckCallIsAbandonedAndTheNextCallGetsAFreshThread() throws Exception {
+    CountDownLatch never = new CountDownLatch(1);
+    CountDownLatch started = new CountDownLatch(1);
+    try (HandlerCalls calls = new HandlerCalls("t", Duration.ofMillis(50), Clock.systemUTC())) {
+      HandlerCalls.Call stuck =
+          calls.start(
+              () -> {
+                started.countDown();
+                // Ignores interrupts, as a badly written handler might.
+                while (never.getCount() > 0) {
+                  try {
+                    never.await();
+                  } catch (InterruptedException ignored) {
+                    // keep waiting
+                  }
+                }
+              });
+      assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+      assertThat(stuck.await(Duration.ofMillis(100))).isEmpty();
+      assertThat(stuck.expired()).isTrue();
+      HandlerCalls.Result abandoned = stuck.abandon("too slow");
+      assertThat(abandoned.failure()).containsInstanceOf(HandlerTimeoutException.class);
+      assertThat(calls.start(() -> {}).await(Duration.ofSeconds(5)))
+          .as("not queued behind the stuck thread")
+          .hasValueSatisfying(r -> assertThat(r.succeeded()).isTrue());
+    } finally {
+      never.countDown();
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package dev.courier.testkit;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A downstream HTTP service for tests of Courier's retry worker: it takes POSTs on {@code /work},
+ * spends a fixed time on each (a slow endpoint), answers with the status a script picks from the
+ * request's {@code Idempotency-Key} and how often that key has come, and counts every call per key,
+ * so a test can tell records that never arrived from records that arrived twice.
+ */
+public final class RecordingEndpoint implements AutoCloseable {
+
+  /** The status of a call, from the idempotency key and its call number (1 for the first). */
+  @FunctionalInterface
+  public interface Script {
+    int status(String idempotencyKey, int call);
+  }
+
+  private final HttpServer server;
+  private final ExecutorService threads;
+  private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> successes = new ConcurrentHashMap<>();
+  private final AtomicInteger total = new AtomicInteger();
+
+  private RecordingEndpoint(Duration work, Script script) {
+    try {
+      this.server = HttpServer.create(new InetSocketAddress("localhost", 0), 64);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the test endpoint", e);
+    }
+    this.threads = Executors.newFixedThreadPool(16);
+    server.setExecutor(threads);
+    server.createContext(
+        "/work",
+        ex -> {
+          ex.getRequestBody().readAllBytes();
+          String key = String.valueOf(ex.getRequestHeaders().getFirst("Idempotency-Key"));
+          int call = calls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+          total.incrementAndGet();
+          // The endpoint is slow on purpose: that is what the worker must cope with.
+          LockSupport.parkNanos(work.toNanos());
+          int status = script.status(key, call);
+          if (status / 100 == 2) {
+            successes.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+          }
+          ex.sendResponseHeaders(status, -1);
+          ex.close();
+        });
+    server.start();
+  }
+
+  /** Starts on a free port; every call takes {@code work}. */
+  public static RecordingEndpoint start(Duration work, Script script) {
+    return new RecordingEndpoint(work, script);
+  }
+
+  /** The URL to POST to. */
+  public String url() {
+    return "http://localhost:" + server.getAddress().getPort() + "/work";
+  }
+
+  /** Calls that carried this idempotency key. */
+  public int calls(String key) {
+    AtomicInteger n = calls.get(key);
+    return n == null ? 0 : n.get();
+  }
+
+  /** Calls with this key that the endpoint answered with 2xx (the work was done). */
+  public int successes(String key) {
+    AtomicInteger n = successes.get(key);
+    return n == null ? 0 : n.get();
+  }
+
+  public Set<String> keys() {
+    return Set.copyOf(calls.keySet());
+  }
+
+  public int totalCalls() {
+    return total.get();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    threads.shutdownNow();
+  }
+}
