@@ -20,7 +20,15 @@ import org.openjdk.jmh.runner.options.TimeValue;
 public final class RunAll {
 
   static final List<String> REPORTS =
-      List.of("serde", "outbox", "idempotency", "retry", "faults", "backpressure", "lab");
+      List.of(
+          "serde",
+          "outbox",
+          "relay-faults",
+          "idempotency",
+          "retry",
+          "faults",
+          "backpressure",
+          "lab");
 
   private RunAll() {}
 
@@ -28,6 +36,7 @@ public final class RunAll {
     boolean smoke = args.length > 0 && args[0].equals("smoke");
     serde(smoke);
     OutboxPipelineBenchmark.main(smoke ? new String[] {"300", "2"} : new String[] {"20000", "10"});
+    RelayFaultRun.main(smoke ? new String[] {"1", "15", "50"} : new String[] {"1", "120", "200"});
     IdempotencyPipelineBenchmark.main(
         smoke ? new String[] {"300", "1"} : new String[] {"20000", "3"});
     RetryLadderBenchmark.main(smoke ? new String[] {"200", "1"} : new String[] {"5000", "3"});

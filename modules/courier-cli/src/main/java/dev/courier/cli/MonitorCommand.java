@@ -3,7 +3,9 @@ package dev.courier.cli;
 import dev.courier.backpressure.MonitorConfig;
 import dev.courier.backpressure.MonitorService;
 import dev.courier.core.ClientSettings;
+import dev.courier.core.KafkaReachability;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -30,6 +32,8 @@ final class MonitorCommand implements Callable<Integer> {
     MonitorConfig config =
         new MonitorConfig(
             options.resolve(MonitorConfig.configDef(), List.of(ClientSettings.PREFIX), System.err));
+    // Refused credentials are a wrong setting (exit 2); Kafka away is an outage the ticks report.
+    KafkaReachability.check(config.clients(), Duration.ofSeconds(10));
     MonitorService service = MonitorService.start(config, Clock.systemUTC());
     System.out.println(
         "courier monitor: serving /health, /metrics and /v1/groups on port " + service.port());

@@ -1,16 +1,19 @@
 package dev.courier.cli;
 
 import dev.courier.core.ClientSettings;
+import dev.courier.core.ServiceHealth;
 import dev.courier.outbox.OutboxRelay;
 import dev.courier.outbox.OutboxRelayConfig;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -25,7 +28,10 @@ import picocli.CommandLine.Mixin;
     description = {
       "Runs the outbox relay: Debezium's embedded engine tails the outbox table (pgoutput) and"
           + " publishes each event to Kafka, keeping its id on a re-send.",
-      "Serves /health and /metrics on relay.http.port; stops cleanly on SIGTERM.",
+      "Waits out PostgreSQL and Kafka outages (at start too) and says why on /health; exits 2"
+          + " only on a wrong setting.",
+      "Serves /health (= /health/ready), /health/live and /metrics on relay.http.port; stops"
+          + " cleanly on SIGTERM.",
       "Settings: OutboxRelayConfig's keys (bootstrap.servers, database.*, outbox.*) and"
           + " relay.http.port, from --config, COURIER_... variables and --set."
     })
@@ -52,10 +58,27 @@ final class RelayCommand implements Callable<Integer> {
     AbstractConfig service = new AbstractConfig(DEFINITION, settings, false);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(registry);
-    OutboxRelay relay = OutboxRelay.start(settings, registry, Clock.systemUTC());
+    // /health answers while the relay starts: an orchestrator sees why it is not ready yet.
+    AtomicReference<OutboxRelay> started = new AtomicReference<>();
+    Instant since = Instant.now();
     ServiceHttp http =
-        ServiceHttp.start(HTTP_PORT, service.getInt(HTTP_PORT), registry, relay::healthy);
+        ServiceHttp.start(
+            HTTP_PORT,
+            service.getInt(HTTP_PORT),
+            registry,
+            () ->
+                started.get() == null
+                    ? ServiceHealth.waiting("STARTING", "starting", since)
+                    : started.get().health());
     System.out.println("courier relay: serving /health and /metrics on port " + http.port());
+    OutboxRelay relay;
+    try {
+      relay = OutboxRelay.start(settings, registry, Clock.systemUTC());
+    } catch (RuntimeException e) {
+      http.close();
+      throw e;
+    }
+    started.set(relay);
     return ServiceLifecycle.runUntilStopped(
         "relay",
         () -> {

@@ -1,6 +1,7 @@
 package dev.courier.cli;
 
 import dev.courier.core.ClientSettings;
+import dev.courier.core.ServiceHealth;
 import dev.courier.retry.FailureClassifier;
 import dev.courier.retry.RecordHandler;
 import dev.courier.retry.RetryConfig;
@@ -9,6 +10,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.http.HttpTimeoutException;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -87,6 +89,19 @@ final class RetryWorkerCommand implements Callable<Integer> {
         .build();
   }
 
+  /** Waiting for Kafka until the loop runs; then the loop's state. */
+  private static ServiceHealth health(ServiceHealth starting, Thread loop, Throwable failure) {
+    if (failure != null) {
+      return ServiceHealth.failed("the loop stopped: " + failure, starting.since());
+    }
+    if (loop == null) {
+      return starting;
+    }
+    return loop.isAlive()
+        ? ServiceHealth.up("RUNNING", "consuming", starting.since())
+        : ServiceHealth.waiting("STOPPING", "stopping", starting.since());
+  }
+
   @Override
   @SuppressWarnings("unchecked")
   public Integer call() throws Exception {
@@ -98,13 +113,31 @@ final class RetryWorkerCommand implements Callable<Integer> {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(registry);
     RetryConfig config = new RetryConfig(settings);
-    RetryingConsumer<byte[], byte[]> consumer =
-        RetryingConsumer.builder(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())
-            .handler(handler)
-            .classifier(classifier(config))
-            .meterRegistry(registry)
-            .build();
+    AtomicReference<ServiceHealth> starting =
+        new AtomicReference<>(ServiceHealth.waiting("STARTING", "starting", Instant.now()));
+    AtomicReference<Thread> running = new AtomicReference<>();
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    ServiceHttp http =
+        ServiceHttp.start(
+            HTTP_PORT,
+            service.getInt(HTTP_PORT),
+            registry,
+            () -> health(starting.get(), running.get(), failure.get()));
+    System.out.println("courier retry-worker: serving /health and /metrics on port " + http.port());
+    RetryingConsumer<byte[], byte[]> consumer;
+    try {
+      AwaitKafka.await(config.clients(), starting);
+      consumer =
+          RetryingConsumer.builder(
+                  settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())
+              .handler(handler)
+              .classifier(classifier(config))
+              .meterRegistry(registry)
+              .build();
+    } catch (RuntimeException e) {
+      http.close();
+      throw e;
+    }
     Thread loop =
         new Thread(
             () -> {
@@ -118,14 +151,8 @@ final class RetryWorkerCommand implements Callable<Integer> {
               }
             },
             "courier-retry-worker");
+    running.set(loop);
     loop.start();
-    ServiceHttp http =
-        ServiceHttp.start(
-            HTTP_PORT,
-            service.getInt(HTTP_PORT),
-            registry,
-            () -> loop.isAlive() && failure.get() == null);
-    System.out.println("courier retry-worker: serving /health and /metrics on port " + http.port());
     return ServiceLifecycle.runUntilStopped(
         "retry-worker",
         () -> {

@@ -1,79 +1,71 @@
 package dev.courier.cli;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.courier.core.HttpEndpoints;
+import dev.courier.core.HttpEndpoints.Response;
+import dev.courier.core.ServiceHealth;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Executors;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
- * {@code /health} (200 UP or 503 DOWN, for liveness and readiness probes) and {@code /metrics}
- * (Prometheus text) of a service that has no HTTP server of its own.
+ * {@code /health} and {@code /health/ready} (200 when the service does its job, 503 with the reason
+ * otherwise: readiness and startup probes), {@code /health/live} (503 only when the service has
+ * failed for good: the liveness probe), and {@code /metrics} (Prometheus text), with the exact
+ * routing rules of {@link HttpEndpoints}.
  */
 final class ServiceHttp implements AutoCloseable {
 
-  private final HttpServer server;
+  static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
 
-  private ServiceHttp(HttpServer server) {
-    this.server = server;
+  private final HttpEndpoints endpoints;
+
+  private ServiceHttp(HttpEndpoints endpoints) {
+    this.endpoints = endpoints;
   }
 
   /**
    * @throws ConfigException naming {@code portKey} when the port cannot be bound
    */
   static ServiceHttp start(
-      String portKey, int port, PrometheusMeterRegistry registry, BooleanSupplier healthy) {
-    HttpServer server;
+      String portKey, int port, PrometheusMeterRegistry registry, Supplier<ServiceHealth> health) {
+    return start(portKey, port, routes(registry, health));
+  }
+
+  /** The routes every service has, for a service to add its own to. */
+  static HttpEndpoints.Builder routes(
+      PrometheusMeterRegistry registry, Supplier<ServiceHealth> health) {
+    Supplier<Response> ready =
+        () -> {
+          ServiceHealth h = health.get();
+          return Response.json(h.ready() ? 200 : 503, h.readinessJson());
+        };
+    return HttpEndpoints.builder()
+        .get("/health", ready)
+        .get("/health/ready", ready)
+        .get(
+            "/health/live",
+            () -> {
+              ServiceHealth h = health.get();
+              return Response.json(h.live() ? 200 : 503, h.livenessJson());
+            })
+        .get("/metrics", () -> Response.text(200, PROMETHEUS, registry.scrape()));
+  }
+
+  static ServiceHttp start(String portKey, int port, HttpEndpoints.Builder routes) {
     try {
-      server = HttpServer.create(new InetSocketAddress(port), 0);
+      return new ServiceHttp(routes.start(port));
     } catch (IOException e) {
       throw new ConfigException(portKey, port, "cannot listen: " + e.getMessage());
     }
-    server.setExecutor(Executors.newSingleThreadExecutor(r -> daemon(r, "courier-http")));
-    server.createContext(
-        "/health",
-        ex -> {
-          boolean up = healthy.getAsBoolean();
-          respond(
-              ex,
-              up ? 200 : 503,
-              "application/json",
-              "{\"status\":\"" + (up ? "UP" : "DOWN") + "\"}");
-        });
-    server.createContext(
-        "/metrics",
-        ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
-    server.start();
-    return new ServiceHttp(server);
   }
 
   int port() {
-    return server.getAddress().getPort();
-  }
-
-  private static void respond(HttpExchange ex, int status, String type, String body)
-      throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", type);
-    ex.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = ex.getResponseBody()) {
-      out.write(bytes);
-    }
-  }
-
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
+    return endpoints.port();
   }
 
   @Override
   public void close() {
-    server.stop(0);
+    endpoints.close();
   }
 }

@@ -6,6 +6,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Runs a long-lived service until the process is asked to stop (SIGTERM or SIGINT, as an
@@ -18,7 +19,8 @@ final class ServiceLifecycle {
 
   /**
    * @param failure the error that stopped the service on its own, if any
-   * @return 1 when the service failed; on a signal the JVM exits with 143 once it is closed
+   * @return 2 when it stopped on a wrong setting it found while running, 1 when it failed
+   *     otherwise; on a signal the JVM exits with 143 once it is closed
    */
   static int runUntilStopped(
       String name, AutoCloseable service, Supplier<Optional<Throwable>> failure, PrintStream out)
@@ -49,9 +51,15 @@ final class ServiceLifecycle {
     while (!signalled.await(200, TimeUnit.MILLISECONDS)) {
       Optional<Throwable> failed = failure.get();
       if (failed.isPresent()) {
-        out.println("courier " + name + ": failed: " + failed.get());
-        failed.get().printStackTrace(System.err);
+        Throwable why = failed.get();
         close.run();
+        if (why instanceof ConfigException) {
+          // Found once the service could look (the database's wal_level, refused credentials).
+          out.println("courier " + name + ": configuration error: " + why.getMessage());
+          return Courier.CONFIG_ERROR;
+        }
+        out.println("courier " + name + ": failed: " + why);
+        why.printStackTrace(System.err);
         return 1;
       }
     }

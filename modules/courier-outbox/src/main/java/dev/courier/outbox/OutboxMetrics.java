@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * courier_outbox_resent_total}, {@code courier_outbox_commit_to_ack_seconds} and {@code
  * courier_outbox_commit_to_capture_seconds} (histograms), {@code
  * courier_outbox_last_event_timestamp_seconds}, {@code courier_outbox_engine_running}, {@code
- * courier_outbox_slot_retained_wal_bytes}.
+ * courier_outbox_slot_retained_wal_bytes}, {@code courier_outbox_ready}, {@code
+ * courier_outbox_engine_restarts_total}, {@code courier_outbox_slot_gaps_total}.
  */
 final class OutboxMetrics {
 
@@ -20,6 +21,8 @@ final class OutboxMetrics {
   final Counter batches;
   final Counter deadLettered;
   final Counter resent;
+  final Counter engineRestarts;
+  final Counter slotGaps;
   final Timer commitToAck;
   final Timer commitToCapture;
   final AtomicLong lastEventMillis = new AtomicLong();
@@ -45,6 +48,18 @@ final class OutboxMetrics {
         Counter.builder("courier.outbox.resent")
             .tag("relay", relay)
             .description("Events sent again because Kafka did not acknowledge them in time.")
+            .register(registry);
+    engineRestarts =
+        Counter.builder("courier.outbox.engine.restarts")
+            .tag("relay", relay)
+            .description("CDC engines started again after one stopped on a retriable error.")
+            .register(registry);
+    slotGaps =
+        Counter.builder("courier.outbox.slot.gaps")
+            .tag("relay", relay)
+            .description(
+                "Starts that accepted a slot other than the one the stored position came from"
+                    + " (outbox.slot.gap.policy=accept): events in between were lost.")
             .register(registry);
     commitToAck =
         Timer.builder("courier.outbox.commit.to.ack")

@@ -1,19 +1,13 @@
 package dev.courier.outbox;
 
 import dev.courier.core.CrashPoint;
-import dev.courier.outbox.internal.EngineProperties;
+import dev.courier.core.ServiceHealth;
+import dev.courier.outbox.internal.Outage;
 import dev.courier.outbox.internal.RowRouter;
-import dev.courier.outbox.internal.StartupChecks;
-import io.debezium.embedded.Connect;
-import io.debezium.engine.DebeziumEngine;
-import io.debezium.engine.RecordChangeEvent;
-import io.debezium.engine.format.ChangeEventFormat;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
-import java.io.IOException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,16 +15,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.connect.source.SourceRecord;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +28,14 @@ import org.slf4j.LoggerFactory;
  * Tails the outbox table with Debezium's embedded engine (PostgreSQL connector, pgoutput, a
  * publication limited to the outbox and heartbeat tables, a named slot) and publishes each event
  * with an idempotent producer. Debezium's position advances only after Kafka acknowledged the whole
- * batch; positions are stored in a Kafka topic, so a restart resumes without loss. Runnable as its
- * own process: {@code java dev.courier.outbox.OutboxRelay key=value ...}.
+ * batch; positions are stored in a Kafka topic, so a restart resumes without loss.
+ *
+ * <p>It runs as deployed services must: {@link #start} returns at once; while PostgreSQL or Kafka
+ * is unreachable the relay waits, says why in {@link #health()} and logs each change once; a lost
+ * PostgreSQL is reconnected within {@code outbox.postgres.reconnect.interval.ms}. Only a wrong
+ * setting (bad value, wrong credentials, no REPLICATION, {@code wal_level} not logical, a slot that
+ * is not the one the stored position came from) or a row the policy says to stop at ends it: {@link
+ * #failure()} says which.
  */
 public final class OutboxRelay implements AutoCloseable {
 
@@ -51,104 +47,109 @@ public final class OutboxRelay implements AutoCloseable {
   private final OutboxRelayConfig config;
   private final KafkaProducer<byte[], byte[]> producer;
   private final RowRouter router;
-  private final DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
-  private final ExecutorService runner;
-  private final OutboxMetrics metrics;
-  private final CountDownLatch polling = new CountDownLatch(1);
-  private final AtomicReference<Throwable> failure = new AtomicReference<>();
-  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final RelayState state;
+  private final RelaySupervisor supervisor;
+  private final Thread thread;
+  private final ScheduledExecutorService watcher;
 
   private OutboxRelay(OutboxRelayConfig config, MeterRegistry registry, Clock clock) {
     this.config = config;
     String name = config.getString(OutboxRelayConfig.NAME);
-    this.metrics = new OutboxMetrics(registry, name);
+    OutboxMetrics metrics = new OutboxMetrics(registry, name);
+    this.producer =
+        new KafkaProducer<>(
+            producerConfig(config), new ByteArraySerializer(), new ByteArraySerializer());
+    this.router = new RowRouter(config.prefix(), config.cdcPrefix());
+    this.state = new RelayState(clock);
+    this.supervisor = new RelaySupervisor(config, producer, router, metrics, clock, state);
     Gauge.builder("courier.outbox.slot.retained.wal", this, OutboxRelay::retainedWalBytes)
         .tag("relay", name)
         .baseUnit("bytes")
         .description("WAL the replication slot keeps because the relay has not confirmed it yet.")
         .register(registry);
-    this.producer =
-        new KafkaProducer<>(
-            producerConfig(config), new ByteArraySerializer(), new ByteArraySerializer());
-    this.router = new RowRouter(config.prefix(), config.prefix() + "-cdc");
-    this.engine =
-        DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-            .using(EngineProperties.of(config))
-            .using(
-                new DebeziumEngine.ConnectorCallback() {
-                  @Override
-                  public void pollingStarted() {
-                    metrics.running.set(1);
-                    polling.countDown();
-                  }
-
-                  @Override
-                  public void pollingStopped() {
-                    metrics.running.set(0);
-                  }
-                })
-            .using(
-                (success, message, error) -> {
-                  metrics.running.set(0);
-                  if (!success) {
-                    failure.set(error != null ? error : new IllegalStateException(message));
-                    LOG.error("outbox relay stopped: {}", message, error);
-                  }
-                  stopped.countDown();
-                })
-            .notifying(new RelayBatchHandler(producer, router, config, metrics, clock))
-            .build();
-    this.runner = Executors.newSingleThreadExecutor(r -> new Thread(r, "courier-outbox-relay"));
+    Gauge.builder("courier.outbox.ready", this, r -> r.health().ready() ? 1 : 0)
+        .tag("relay", name)
+        .description("1 while the relay streams and Kafka acknowledges, else 0 (see /health).")
+        .register(registry);
+    this.thread = new Thread(supervisor, "courier-outbox-relay");
+    this.watcher =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "courier-outbox-health");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
-   * Checks PostgreSQL (wal_level, replication rights), creates the outbox tables if needed, and
-   * starts relaying.
+   * Checks the settings and starts relaying. Returns at once: a relay that cannot reach PostgreSQL
+   * or Kafka yet waits for them in the background.
    *
-   * @throws org.apache.kafka.common.config.ConfigException naming the key of a bad setting
+   * @throws org.apache.kafka.common.config.ConfigException naming the key of a bad setting, when
+   *     the settings or a reachable PostgreSQL or Kafka show it already
    */
   public static OutboxRelay start(Map<String, ?> settings) {
     return start(settings, Metrics.globalRegistry, Clock.systemUTC());
   }
 
   public static OutboxRelay start(Map<String, ?> settings, MeterRegistry registry, Clock clock) {
-    OutboxRelayConfig config = new OutboxRelayConfig(settings);
-    StartupChecks.verify(config);
-    OutboxSchema.migrate(dataSource(config));
-    OutboxRelay relay = new OutboxRelay(config, registry, clock);
-    relay.runner.submit(relay.engine);
+    OutboxRelay relay = new OutboxRelay(new OutboxRelayConfig(settings), registry, clock);
+    try {
+      relay.supervisor.checkOnce();
+    } catch (RuntimeException e) {
+      relay.closeClients();
+      throw e;
+    }
+    relay.thread.start();
+    relay.watcher.scheduleWithFixedDelay(relay::logHealth, 0, 1, TimeUnit.SECONDS);
     return relay;
+  }
+
+  /** A scheduled task that throws is never run again: this one must not. */
+  private void logHealth() {
+    try {
+      state.log(health());
+    } catch (RuntimeException e) {
+      LOG.warn("cannot evaluate the relay's health: {}", e.toString(), e);
+    }
   }
 
   /**
    * Waits until the engine streams changes; writes committed before that point are not seen on the
    * very first start (the slot does not exist yet), so writers should start after it.
+   *
+   * @return false if it did not stream within the timeout
+   * @throws IllegalStateException when the relay failed for good
    */
   public boolean awaitStreaming(Duration timeout) throws InterruptedException {
-    boolean started = polling.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    if (failure.get() != null) {
-      throw new IllegalStateException(
-          "outbox relay failed: " + failure.get().getMessage(), failure.get());
+    boolean started = supervisor.awaitStreaming(timeout);
+    if (failure() != null) {
+      throw new IllegalStateException("outbox relay failed: " + failure().getMessage(), failure());
     }
     return started;
   }
 
-  /** Whether the engine is streaming, and the error that stopped it, if any. */
-  public boolean healthy() {
-    return metrics.running.get() == 1 && failure.get() == null;
+  /**
+   * Ready while it streams, is connected to PostgreSQL and Kafka acknowledges within {@code
+   * outbox.health.ack.timeout.ms}; live unless it failed for good. The reason says why not.
+   */
+  public ServiceHealth health() {
+    return supervisor.health();
   }
 
+  /** Whether the relay is ready (see {@link #health()}). */
+  public boolean healthy() {
+    return health().ready();
+  }
+
+  /** What ended the relay for good: a ConfigException (a wrong setting) or a RelayFault. */
   public Throwable failure() {
-    return failure.get();
+    return supervisor.failure();
   }
 
   /** Bytes of WAL the slot holds back (the server's current position minus the confirmed one). */
   public long retainedWalBytes() {
-    try (Connection c =
-            DriverManager.getConnection(
-                config.jdbcUrl(),
-                config.getString(OutboxRelayConfig.DB_USER),
-                config.password().value());
+    try (Connection c = supervisor.postgres().connect();
         PreparedStatement ps =
             c.prepareStatement(
                 "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint"
@@ -157,8 +158,8 @@ public final class OutboxRelay implements AutoCloseable {
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getLong(1) : 0;
       }
-    } catch (SQLException e) {
-      LOG.warn("cannot read slot lag: {}", e.toString());
+    } catch (SQLException | Outage | RuntimeException e) {
+      LOG.debug("cannot read slot lag: {}", e.toString());
       return -1;
     }
   }
@@ -166,18 +167,19 @@ public final class OutboxRelay implements AutoCloseable {
   /** Stops after the batch in flight is published and acknowledged, then stores the position. */
   @Override
   public void close() {
+    supervisor.close();
     try {
-      engine.close();
-      stopped.await(60, TimeUnit.SECONDS);
-    } catch (IOException e) {
-      LOG.warn("engine did not close cleanly: {}", e.toString());
+      thread.join(Duration.ofSeconds(30).toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } finally {
-      runner.shutdown();
-      producer.close(Duration.ofSeconds(30));
-      router.close();
     }
+    watcher.shutdownNow();
+    closeClients();
+  }
+
+  private void closeClients() {
+    producer.close(Duration.ofSeconds(30));
+    router.close();
   }
 
   /** Runs the relay until the process is stopped: {@code key=value} arguments are its settings. */
@@ -194,34 +196,23 @@ public final class OutboxRelay implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(new Thread(relay::close, "courier-outbox-relay-shutdown"));
     relay.awaitStreaming(Duration.ofMinutes(5));
     System.out.println("outbox relay streaming");
-    relay.stopped.await();
+    relay.thread.join();
     if (relay.failure() != null) {
       System.exit(1);
     }
   }
 
   private static Map<String, Object> producerConfig(OutboxRelayConfig config) {
-    Map<String, Object> p = new HashMap<>();
-    p.put(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-        config.getString(OutboxRelayConfig.BOOTSTRAP_SERVERS));
+    Map<String, Object> p = config.clients().producer();
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+    p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 1);
     int delivery = config.getInt(OutboxRelayConfig.DELIVERY_TIMEOUT_MS);
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, delivery);
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(30_000, delivery - 1_000));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, delivery);
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, config.getString(OutboxRelayConfig.NAME));
+    p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, config.getString(OutboxRelayConfig.NAME));
     return p;
-  }
-
-  private static PGSimpleDataSource dataSource(OutboxRelayConfig config) {
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(config.jdbcUrl());
-    ds.setUser(config.getString(OutboxRelayConfig.DB_USER));
-    ds.setPassword(config.password().value());
-    return ds;
   }
 }

@@ -1,5 +1,7 @@
 package dev.courier.outbox;
 
+import dev.courier.core.Choice;
+import dev.courier.core.ClientSettings;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,7 +18,7 @@ import org.apache.kafka.common.config.types.Password;
 public final class OutboxRelayConfig extends AbstractConfig {
 
   public static final String NAME = "outbox.relay.name";
-  public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+  public static final String BOOTSTRAP_SERVERS = ClientSettings.BOOTSTRAP_SERVERS;
   public static final String DB_HOST = "database.hostname";
   public static final String DB_PORT = "database.port";
   public static final String DB_NAME = "database.dbname";
@@ -32,9 +34,20 @@ public final class OutboxRelayConfig extends AbstractConfig {
   public static final String MAX_BATCH = "outbox.max.batch.size";
   public static final String DELIVERY_TIMEOUT_MS = "outbox.delivery.timeout.ms";
   public static final String POLL_INTERVAL_MS = "outbox.poll.interval.ms";
+  public static final String DB_SSLMODE = "database.sslmode";
+  public static final String DB_SSLROOTCERT = "database.sslrootcert";
+  public static final String DB_SSLCERT = "database.sslcert";
+  public static final String DB_SSLKEY = "database.sslkey";
+  public static final String DB_SSLPASSWORD = "database.sslpassword";
+  public static final String OFFSET_PARTITIONS = "outbox.offset.storage.partitions";
+  public static final String OFFSET_REPLICATION = "outbox.offset.storage.replication.factor";
+  public static final String POSTGRES_RETRY_MS = "outbox.postgres.reconnect.interval.ms";
+  public static final String STARTUP_BACKOFF_MAX_MS = "outbox.startup.backoff.max.ms";
+  public static final String ACK_TIMEOUT_MS = "outbox.health.ack.timeout.ms";
+  public static final String SLOT_GAP_POLICY = "outbox.slot.gap.policy";
 
   private static final ConfigDef CONFIG =
-      new ConfigDef()
+      ClientSettings.define(new ConfigDef())
           .define(
               NAME,
               Type.STRING,
@@ -42,13 +55,6 @@ public final class OutboxRelayConfig extends AbstractConfig {
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
               "Name of the relay (the Debezium engine name, and the key of its stored offsets).")
-          .define(
-              BOOTSTRAP_SERVERS,
-              Type.STRING,
-              ConfigDef.NO_DEFAULT_VALUE,
-              new ConfigDef.NonEmptyString(),
-              Importance.HIGH,
-              "Kafka bootstrap servers the events are published to.")
           .define(
               DB_HOST,
               Type.STRING,
@@ -73,6 +79,39 @@ public final class OutboxRelayConfig extends AbstractConfig {
               Importance.HIGH,
               "User with the REPLICATION attribute (or a superuser).")
           .define(DB_PASSWORD, Type.PASSWORD, "", Importance.HIGH, "Password of that user.")
+          .define(
+              DB_SSLMODE,
+              Type.STRING,
+              "prefer",
+              ValidString.in("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
+              Importance.HIGH,
+              "TLS to PostgreSQL, as libpq and pgjdbc name it: 'verify-full' checks the server's"
+                  + " certificate against database.sslrootcert and its host name.")
+          .define(
+              DB_SSLROOTCERT,
+              Type.STRING,
+              null,
+              Importance.MEDIUM,
+              "CA certificate (PEM) that signed the server's certificate, for verify-ca and"
+                  + " verify-full.")
+          .define(
+              DB_SSLCERT,
+              Type.STRING,
+              null,
+              Importance.LOW,
+              "Client certificate (PEM), when the server authenticates clients by certificate.")
+          .define(
+              DB_SSLKEY,
+              Type.STRING,
+              null,
+              Importance.LOW,
+              "Client private key (PKCS#8 DER, .pk8, as pgjdbc reads it) for database.sslcert.")
+          .define(
+              DB_SSLPASSWORD,
+              Type.PASSWORD,
+              null,
+              Importance.LOW,
+              "Password of database.sslkey, if it is encrypted.")
           .define(
               TOPIC_PREFIX,
               Type.STRING,
@@ -102,13 +141,30 @@ public final class OutboxRelayConfig extends AbstractConfig {
               Importance.MEDIUM,
               "Compacted topic where the relay stores its source offsets.")
           .define(
+              OFFSET_PARTITIONS,
+              Type.INT,
+              1,
+              Range.atLeast(1),
+              Importance.LOW,
+              "Partitions of the offset topic when the relay creates it.")
+          .define(
+              OFFSET_REPLICATION,
+              Type.SHORT,
+              (short) -1,
+              Range.between(-1, Short.MAX_VALUE),
+              Importance.MEDIUM,
+              "Replication factor of the offset topic when the relay creates it; -1 takes the"
+                  + " broker's default.replication.factor. An existing offset topic must be"
+                  + " compacted.")
+          .define(
               OFFSET_FLUSH_MS,
               Type.LONG,
-              1000L,
+              250L,
               Range.atLeast(0),
               Importance.LOW,
               "How often acknowledged positions are stored; events after the last stored position"
-                  + " are re-sent (with their ids) after a crash.")
+                  + " are re-sent (with their ids) after a crash, so this bounds what a restart"
+                  + " sends again (0 stores after every batch).")
           .define(
               HEARTBEAT_MS,
               Type.INT,
@@ -120,12 +176,50 @@ public final class OutboxRelayConfig extends AbstractConfig {
           .define(
               INVALID_ROW_POLICY,
               Type.STRING,
-              "fail",
-              ValidString.in("fail", "dead-letter"),
+              InvalidRowPolicy.FAIL.value(),
+              Choice.validator(InvalidRowPolicy.class),
               Importance.HIGH,
-              "What to do with a row that cannot be published (no aggregate id, too large): 'fail'"
-                  + " stops the relay naming the row, nothing skipped; 'dead-letter' sends the raw"
-                  + " row with the reason to <prefix>.outbox.dlt and goes on.")
+              "What to do with a row Kafka refuses for good (no aggregate id, too large, a"
+                  + " topic name Kafka does not allow, any other non-retriable error): 'fail' stops"
+                  + " the relay naming the row, nothing skipped; 'dead-letter' sends an envelope"
+                  + " (event id, aggregate, type, size, reason, and the payload when it fits) to"
+                  + " <prefix>.outbox.dlt and goes on.")
+          .define(
+              SLOT_GAP_POLICY,
+              Type.STRING,
+              SlotGapPolicy.FAIL.value(),
+              Choice.validator(SlotGapPolicy.class),
+              Importance.MEDIUM,
+              "What to do when the replication slot is not the one the relay's stored position"
+                  + " came from (dropped, recreated, or lost in a PostgreSQL failover): 'fail'"
+                  + " refuses to start, since changes committed in between are gone; 'accept'"
+                  + " goes on from the slot's position, logs the gap and counts it in"
+                  + " courier_outbox_slot_gaps_total.")
+          .define(
+              POSTGRES_RETRY_MS,
+              Type.INT,
+              500,
+              Range.atLeast(100),
+              Importance.LOW,
+              "After PostgreSQL is lost while streaming, how often the relay tries to stream again"
+                  + " (Debezium's retriable.restart.connector.wait.ms, 10 s by default there):"
+                  + " delivery resumes at most this long after PostgreSQL accepts connections.")
+          .define(
+              STARTUP_BACKOFF_MAX_MS,
+              Type.LONG,
+              30_000L,
+              Range.atLeast(100),
+              Importance.LOW,
+              "While PostgreSQL or Kafka is unreachable at start, the relay waits and tries again"
+                  + " with a doubling delay up to this (an outage is never a reason to exit).")
+          .define(
+              ACK_TIMEOUT_MS,
+              Type.LONG,
+              30_000L,
+              Range.atLeast(1_000),
+              Importance.MEDIUM,
+              "/health answers 503 while events wait longer than this for Kafka's"
+                  + " acknowledgement (the relay keeps sending them).")
           .define(
               DELIVERY_TIMEOUT_MS,
               Type.INT,
@@ -150,8 +244,43 @@ public final class OutboxRelayConfig extends AbstractConfig {
               Importance.LOW,
               "Most change events handed to the relay per batch.");
 
+  private final ClientSettings clients;
+
   public OutboxRelayConfig(Map<String, ?> originals) {
     super(CONFIG, originals, false);
+    this.clients = ClientSettings.of(this);
+    String mode = getString(DB_SSLMODE);
+    if ((mode.equals("verify-ca") || mode.equals("verify-full"))
+        && getString(DB_SSLROOTCERT) == null) {
+      throw new ConfigException(
+          DB_SSLROOTCERT,
+          null,
+          "required with " + DB_SSLMODE + "=" + mode + " (the CA to verify against)");
+    }
+    for (String file : new String[] {DB_SSLROOTCERT, DB_SSLCERT, DB_SSLKEY}) {
+      String path = getString(file);
+      if (path != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(path))) {
+        throw new ConfigException(file, path, "no readable file there");
+      }
+    }
+  }
+
+  /** The Kafka client settings: {@code bootstrap.servers} and every {@code kafka.*}. */
+  public ClientSettings clients() {
+    return clients;
+  }
+
+  public InvalidRowPolicy invalidRowPolicy() {
+    return InvalidRowPolicy.of(getString(INVALID_ROW_POLICY));
+  }
+
+  public SlotGapPolicy slotGapPolicy() {
+    return SlotGapPolicy.of(getString(SLOT_GAP_POLICY));
+  }
+
+  /** The CDC engine's name for the outbox tables' topic prefix (the offset key's server). */
+  public String cdcPrefix() {
+    return prefix() + "-cdc";
   }
 
   /**

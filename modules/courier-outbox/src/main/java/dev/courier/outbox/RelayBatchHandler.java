@@ -2,6 +2,7 @@ package dev.courier.outbox;
 
 import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
+import dev.courier.outbox.internal.DeadLetterEnvelope;
 import dev.courier.outbox.internal.RowRouter;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -12,10 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -25,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * Publishes one batch of captured changes and acknowledges it to Debezium only when Kafka has
  * acknowledged every record of it: nothing committed can be lost, and a crash in between re-sends
  * events with the ids they had.
+ *
+ * <p>When a record fails retriably (a leader gone, Kafka away), that record and every later one of
+ * the batch are sent again, in order: a later record of the same key never ends up before it. A
+ * record Kafka refuses for good (too large, a topic name Kafka does not allow, any other
+ * non-retriable error) follows {@code outbox.invalid.row.policy}.
  */
 final class RelayBatchHandler
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
@@ -36,7 +42,14 @@ final class RelayBatchHandler
   private final RowRouter router;
   private final OutboxRelayConfig config;
   private final OutboxMetrics metrics;
+  private final DeadLetters deadLetters;
   private final Clock clock;
+
+  /** When the batch now waiting for Kafka started waiting, or 0 when none waits. */
+  private volatile long waitingSince;
+
+  private volatile long lastAckMillis;
+  private volatile String lastSendFailure;
 
   RelayBatchHandler(
       Producer<byte[], byte[]> producer,
@@ -49,6 +62,7 @@ final class RelayBatchHandler
     this.config = config;
     this.metrics = metrics;
     this.clock = clock;
+    this.deadLetters = new DeadLetters(producer, config, metrics);
   }
 
   @Override
@@ -64,7 +78,7 @@ final class RelayBatchHandler
         publish.add(p);
         metrics.commitToCapture.record(Duration.ofMillis(Math.max(0, received - p.commitMillis())));
       } else if (routed instanceof RowRouter.Invalid invalid) {
-        deadLetterOrFail(invalid);
+        deadLetters.deadLetterOrFail(invalid);
       }
     }
     OutboxRelay.BEFORE_KAFKA_SEND.reach();
@@ -78,93 +92,163 @@ final class RelayBatchHandler
   }
 
   /**
-   * Sends in order and waits for every acknowledgement. Records Kafka could not take in time are
-   * sent again, in their order, until it can: the relay waits out a broker outage.
+   * How long events have waited for Kafka's acknowledgement without any arriving (zero when none
+   * waits), and what the last failed send said.
+   */
+  Duration waitingForKafka() {
+    long since = waitingSince;
+    if (since == 0) {
+      return Duration.ZERO;
+    }
+    return Duration.ofMillis(Math.max(0, clock.millis() - Math.max(since, lastAckMillis)));
+  }
+
+  String lastSendFailure() {
+    return lastSendFailure;
+  }
+
+  /**
+   * Sends in order and waits for every acknowledgement. From the first record Kafka could not take
+   * in time, that record and every later one are sent again, in order, until Kafka takes them: the
+   * relay waits out a broker outage and keeps each key's order.
    */
   private void sendAll(List<RowRouter.Publish> events) throws InterruptedException {
     List<RowRouter.Publish> pending = events;
-    while (!pending.isEmpty()) {
-      List<Future<RecordMetadata>> acks = new ArrayList<>(pending.size());
-      for (RowRouter.Publish event : pending) {
-        try {
+    waitingSince = clock.millis();
+    try {
+      while (!pending.isEmpty()) {
+        List<Future<RecordMetadata>> acks = new ArrayList<>(pending.size());
+        for (RowRouter.Publish event : pending) {
           acks.add(producer.send(event.record()));
-        } catch (RetriableException e) {
-          // No metadata within max.block.ms: Kafka is away. This one and the rest go again later.
-          break;
         }
-      }
-      List<RowRouter.Publish> again = new ArrayList<>();
-      for (int i = 0; i < pending.size(); i++) {
-        RowRouter.Publish event = pending.get(i);
-        if (i >= acks.size()) {
-          again.add(event);
-          continue;
-        }
-        try {
-          acks.get(i).get();
-          metrics.relayed.increment();
-          metrics.commitToAck.record(
-              Duration.ofMillis(Math.max(0, clock.millis() - event.commitMillis())));
-          metrics.lastEventMillis.set(event.commitMillis());
-        } catch (ExecutionException e) {
-          Throwable cause = e.getCause();
-          if (cause instanceof RecordTooLargeException) {
-            deadLetterOrFail(
-                new RowRouter.Invalid(
-                    "payload of "
-                        + event.record().value().length
-                        + " bytes is over the size Kafka accepts: "
-                        + cause.getMessage(),
-                    event.eventId(),
-                    event.record().value()));
-          } else if (cause instanceof RetriableException) {
-            again.add(event);
-          } else {
-            throw new IllegalStateException(
-                "publishing event " + event.eventId() + " failed: " + cause, cause);
+        int resendFrom = -1;
+        for (int i = 0; i < pending.size() && resendFrom < 0; i++) {
+          RowRouter.Publish event = pending.get(i);
+          try {
+            acks.get(i)
+                .get(
+                    config.getInt(OutboxRelayConfig.DELIVERY_TIMEOUT_MS) + 5_000L,
+                    TimeUnit.MILLISECONDS);
+            acknowledged(event);
+          } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RetriableException) {
+              resendFrom = i;
+              lastSendFailure = event.record().topic() + ": " + cause;
+            } else {
+              deadLetters.refused(event, cause);
+            }
+          } catch (java.util.concurrent.TimeoutException e) {
+            resendFrom = i;
+            lastSendFailure = event.record().topic() + ": no answer from Kafka";
           }
         }
-      }
-      if (!again.isEmpty()) {
-        LOG.warn("Kafka did not acknowledge {} events in time; sending them again", again.size());
+        if (resendFrom < 0) {
+          return;
+        }
+        List<RowRouter.Publish> again = List.copyOf(pending.subList(resendFrom, pending.size()));
+        LOG.warn(
+            "Kafka did not take event {} ({}); sending it and the {} after it again, in order",
+            again.get(0).eventId(),
+            lastSendFailure,
+            again.size() - 1);
         metrics.resent.increment(again.size());
-        Thread.sleep(RESEND_PAUSE.toMillis()); // an outage: give the broker a moment, then resend
+        // An outage or a leader election: give the cluster a moment before the resend.
+        Thread.sleep(RESEND_PAUSE.toMillis());
+        pending = again;
       }
-      pending = again;
+    } finally {
+      waitingSince = 0;
     }
   }
 
-  private void deadLetterOrFail(RowRouter.Invalid invalid) {
-    if (config.getString(OutboxRelayConfig.INVALID_ROW_POLICY).equals("fail")) {
-      throw new IllegalStateException(
-          "outbox row "
-              + invalid.eventId()
-              + " cannot be published: "
-              + invalid.reason()
-              + " ("
-              + OutboxRelayConfig.INVALID_ROW_POLICY
-              + "=fail; nothing was skipped)");
+  private void acknowledged(RowRouter.Publish event) {
+    long now = clock.millis();
+    lastAckMillis = now;
+    metrics.relayed.increment();
+    metrics.commitToAck.record(Duration.ofMillis(Math.max(0, now - event.commitMillis())));
+    metrics.lastEventMillis.set(event.commitMillis());
+  }
+
+  /** Rows Kafka will never take, by {@code outbox.invalid.row.policy}. */
+  static final class DeadLetters {
+    private final Producer<byte[], byte[]> producer;
+    private final OutboxRelayConfig config;
+    private final OutboxMetrics metrics;
+
+    DeadLetters(
+        Producer<byte[], byte[]> producer, OutboxRelayConfig config, OutboxMetrics metrics) {
+      this.producer = producer;
+      this.config = config;
+      this.metrics = metrics;
     }
-    ProducerRecord<byte[], byte[]> dead =
-        new ProducerRecord<>(
-            config.deadLetterTopic(),
-            invalid.eventId().getBytes(StandardCharsets.UTF_8),
-            invalid.rawRow());
-    dead.headers().add(CourierHeaders.ID, invalid.eventId().getBytes(StandardCharsets.UTF_8));
-    dead.headers().add(CourierHeaders.REASON, invalid.reason().getBytes(StandardCharsets.UTF_8));
-    try {
-      producer.send(dead).get();
-    } catch (ExecutionException | InterruptedException e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
+
+    /** An event Kafka refused with a non-retriable error. */
+    void refused(RowRouter.Publish event, Throwable cause) {
+      ProducerRecord<byte[], byte[]> r = event.record();
+      deadLetterOrFail(
+          new RowRouter.Invalid("Kafka refused it for " + r.topic() + ": " + cause, event.row()));
+      LOG.debug("refused record for {}: {}", r.topic(), cause.toString());
+    }
+
+    void deadLetterOrFail(RowRouter.Invalid invalid) {
+      if (config.invalidRowPolicy() == InvalidRowPolicy.FAIL) {
+        throw new RelayFault(
+            "outbox row "
+                + invalid.eventId()
+                + " cannot be published: "
+                + invalid.reason()
+                + " ("
+                + OutboxRelayConfig.INVALID_ROW_POLICY
+                + "=fail: the relay stops here and skips nothing; fix or delete the row, or set"
+                + " it to dead-letter)");
       }
-      throw new IllegalStateException("could not dead-letter outbox row " + invalid.eventId(), e);
+      ProducerRecord<byte[], byte[]> dead =
+          new ProducerRecord<>(
+              config.deadLetterTopic(),
+              invalid.eventId().getBytes(StandardCharsets.UTF_8),
+              DeadLetterEnvelope.of(invalid.row(), invalid.reason(), maxRequestSize()));
+      dead.headers().add(CourierHeaders.ID, invalid.eventId().getBytes(StandardCharsets.UTF_8));
+      dead.headers().add(CourierHeaders.REASON, invalid.reason().getBytes(StandardCharsets.UTF_8));
+      send(dead, invalid);
+      metrics.deadLettered.increment();
+      LOG.warn(
+          "outbox row {} dead-lettered to {}: {}",
+          invalid.eventId(),
+          config.deadLetterTopic(),
+          invalid.reason());
     }
-    metrics.deadLettered.increment();
-    LOG.warn(
-        "outbox row {} dead-lettered to {}: {}",
-        invalid.eventId(),
-        config.deadLetterTopic(),
-        invalid.reason());
+
+    /** The dead letter must land; Kafka being away only delays it. */
+    private void send(ProducerRecord<byte[], byte[]> dead, RowRouter.Invalid invalid) {
+      while (true) {
+        try {
+          producer.send(dead).get();
+          return;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new RelayFault("interrupted while dead-lettering outbox row " + invalid.eventId());
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof RetriableException)) {
+            throw new RelayFault(
+                "outbox row "
+                    + invalid.eventId()
+                    + " cannot be dead-lettered to "
+                    + config.deadLetterTopic()
+                    + ": "
+                    + e.getCause());
+          }
+          LOG.warn(
+              "dead letter of {} not taken yet ({}); again",
+              invalid.eventId(),
+              e.getCause().toString());
+        }
+      }
+    }
+
+    private int maxRequestSize() {
+      Object size = config.clients().producer().get("max.request.size");
+      return size == null ? 1_048_576 : Integer.parseInt(String.valueOf(size));
+    }
   }
 }

@@ -127,6 +127,17 @@ public record RetryTopics(String main, int tiers) {
               try {
                 future.get();
               } catch (ExecutionException e) {
+                if (e.getCause()
+                    instanceof org.apache.kafka.common.errors.AuthorizationException denied) {
+                  throw new ConfigException(
+                      "The consumer's Kafka principal may not create "
+                          + name
+                          + " ("
+                          + denied.getMessage()
+                          + "): allow CREATE and DESCRIBE on topics prefixed "
+                          + main
+                          + ", or create the ladder's topics beforehand");
+                }
                 if (!(e.getCause() instanceof TopicExistsException)) {
                   throw new IllegalStateException(
                       "cannot create " + name + ": " + e.getCause().getMessage(), e);

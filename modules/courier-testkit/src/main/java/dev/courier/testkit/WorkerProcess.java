@@ -142,6 +142,34 @@ public final class WorkerProcess implements AutoCloseable {
     return awaitExit(timeout);
   }
 
+  /**
+   * Freezes the process with SIGSTOP, as a stalled node or a long GC pause does: its connections
+   * stay open, nothing it owns is released, and it answers nothing until {@link #thaw()}.
+   */
+  public void freeze() {
+    signal("STOP");
+  }
+
+  /** Lets a frozen process run again (SIGCONT). */
+  public void thaw() {
+    signal("CONT");
+  }
+
+  private void signal(String name) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(pid())).start();
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + pid() + " failed");
+      }
+      LOG.info("worker {} sent SIG{}", this.name, name);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot signal worker " + this.name + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while signalling worker " + this.name, e);
+    }
+  }
+
   /** Waits for the armed crash point, then kills the worker there; returns the exit status. */
   public int killAtCrashPoint(Duration timeout) {
     awaitCrashPoint(timeout);

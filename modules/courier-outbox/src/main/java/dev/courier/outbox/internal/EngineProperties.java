@@ -21,6 +21,22 @@ public final class EngineProperties {
     p.setProperty("database.dbname", config.getString(OutboxRelayConfig.DB_NAME));
     p.setProperty("database.user", config.getString(OutboxRelayConfig.DB_USER));
     p.setProperty("database.password", config.password().value());
+    p.setProperty("database.sslmode", config.getString(OutboxRelayConfig.DB_SSLMODE));
+    for (String key :
+        new String[] {
+          OutboxRelayConfig.DB_SSLROOTCERT,
+          OutboxRelayConfig.DB_SSLCERT,
+          OutboxRelayConfig.DB_SSLKEY
+        }) {
+      if (config.getString(key) != null) {
+        p.setProperty(key, config.getString(key));
+      }
+    }
+    if (config.getPassword(OutboxRelayConfig.DB_SSLPASSWORD) != null) {
+      p.setProperty(
+          OutboxRelayConfig.DB_SSLPASSWORD,
+          config.getPassword(OutboxRelayConfig.DB_SSLPASSWORD).value());
+    }
     p.setProperty("plugin.name", "pgoutput");
     p.setProperty("slot.name", config.getString(OutboxRelayConfig.SLOT));
     p.setProperty("publication.name", config.getString(OutboxRelayConfig.PUBLICATION));
@@ -43,16 +59,34 @@ public final class EngineProperties {
           "INSERT INTO courier_outbox_heartbeat (id, beat_at) VALUES (1, now())"
               + " ON CONFLICT (id) DO UPDATE SET beat_at = EXCLUDED.beat_at");
     }
+    // Debezium's offset store (its producer, consumer and Admin) takes the engine's properties as
+    // its client settings: every kafka.* setting reaches it too.
+    config.clients().all().forEach((k, v) -> p.setProperty(k, String.valueOf(v)));
     p.setProperty("offset.storage", "org.apache.kafka.connect.storage.KafkaOffsetBackingStore");
     p.setProperty("offset.storage.topic", config.getString(OutboxRelayConfig.OFFSET_TOPIC));
-    p.setProperty("offset.storage.partitions", "1");
-    p.setProperty("offset.storage.replication.factor", "1");
+    p.setProperty(
+        "offset.storage.partitions",
+        String.valueOf(config.getInt(OutboxRelayConfig.OFFSET_PARTITIONS)));
+    p.setProperty(
+        "offset.storage.replication.factor",
+        String.valueOf(config.getShort(OutboxRelayConfig.OFFSET_REPLICATION)));
     p.setProperty(
         "offset.flush.interval.ms",
         String.valueOf(config.getLong(OutboxRelayConfig.OFFSET_FLUSH_MS)));
-    p.setProperty("bootstrap.servers", config.getString(OutboxRelayConfig.BOOTSTRAP_SERVERS));
-    // Geometric retries when PostgreSQL is briefly unreachable, instead of stopping at once.
+    // PostgreSQL lost while streaming: Debezium stops the task and starts it again after this
+    // wait, for ever; at its 10 s default, delivery stalled that long after PostgreSQL was back.
+    int reconnect = config.getInt(OutboxRelayConfig.POSTGRES_RETRY_MS);
+    p.setProperty("retriable.restart.connector.wait.ms", String.valueOf(reconnect));
     p.setProperty("errors.max.retries", "-1");
+    p.setProperty("errors.retry.delay.initial.ms", String.valueOf(Math.min(300, reconnect)));
+    p.setProperty("errors.retry.delay.max.ms", String.valueOf(reconnect));
+    // The relay checks the slot against its stored position before it starts (SlotIdentity);
+    // Debezium's own check backs that up: it refuses a slot ahead of the stored offset.
+    p.setProperty(
+        "offset.mismatch.strategy",
+        config.slotGapPolicy() == dev.courier.outbox.SlotGapPolicy.ACCEPT
+            ? "trust_greater_lsn"
+            : "trust_offset");
     return p;
   }
 }

@@ -24,15 +24,32 @@ public final class RowRouter implements AutoCloseable {
   /** The outcome for one change event. */
   public sealed interface Routed permits Publish, Skip, Invalid {}
 
+  /** The outbox row an event came from, for dead letters. */
+  public record Row(
+      String eventId,
+      String aggregateType,
+      String aggregateId,
+      String type,
+      String contentType,
+      byte[] payload) {}
+
   /** Publish this record; {@code commitMillis} is the transaction's commit time. */
-  public record Publish(ProducerRecord<byte[], byte[]> record, long commitMillis, String eventId)
-      implements Routed {}
+  public record Publish(ProducerRecord<byte[], byte[]> record, long commitMillis, Row row)
+      implements Routed {
+    public String eventId() {
+      return row.eventId();
+    }
+  }
 
   /** Not an event (a delete of remove-after-insert, a heartbeat): only its position counts. */
   public record Skip() implements Routed {}
 
-  /** A row that cannot be published, with the reason and the raw row for the dead-letter topic. */
-  public record Invalid(String reason, String eventId, byte[] rawRow) implements Routed {}
+  /** A row that cannot be published, with the reason. */
+  public record Invalid(String reason, Row row) implements Routed {
+    public String eventId() {
+      return row.eventId();
+    }
+  }
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -71,11 +88,20 @@ public final class RowRouter implements AutoCloseable {
       return new Skip(); // the delete of remove-after-insert
     }
     Struct after = envelope.getStruct("after");
-    String eventId = String.valueOf(after.get("id"));
-    if (after.get("aggregateid") == null) {
-      return new Invalid(
-          "aggregateid is null: the event has no key and no order", eventId, raw(after));
+    Row row = row(after);
+    if (row.aggregateId() == null) {
+      return new Invalid("aggregateid is null: the event has no key and no order", row);
     }
+    try {
+      return publish(change, envelope, row);
+    } catch (RuntimeException e) {
+      // A row the router cannot turn into a record (its headers column is not a JSON object, say)
+      // must not stop the relay on every restart: it is an invalid row like any other.
+      return new Invalid("cannot be routed: " + e.getMessage(), row);
+    }
+  }
+
+  private Publish publish(SourceRecord change, Struct envelope, Row row) {
     long commitMillis = envelope.getStruct("source").getInt64("ts_ms");
     SourceRecord routed = router.apply(change);
     RecordHeaders headers = new RecordHeaders();
@@ -93,9 +119,23 @@ public final class RowRouter implements AutoCloseable {
     byte[] payload = value instanceof ByteBuffer b ? bytes(b) : (byte[]) value;
     byte[] key = routed.key().toString().getBytes(StandardCharsets.UTF_8);
     return new Publish(
-        new ProducerRecord<>(routed.topic(), null, null, key, payload, headers),
-        commitMillis,
-        eventId);
+        new ProducerRecord<>(routed.topic(), null, null, key, payload, headers), commitMillis, row);
+  }
+
+  private static Row row(Struct after) {
+    Object payload = after.get("payload");
+    return new Row(
+        String.valueOf(after.get("id")),
+        text(after, "aggregatetype"),
+        text(after, "aggregateid"),
+        text(after, "type"),
+        text(after, "content_type"),
+        payload instanceof ByteBuffer b ? bytes(b) : payload instanceof byte[] b ? b : null);
+  }
+
+  private static String text(Struct after, String field) {
+    Object v = after.schema().field(field) == null ? null : after.get(field);
+    return v == null ? null : v.toString();
   }
 
   private static void expand(String json, RecordHeaders headers) {
@@ -107,26 +147,6 @@ public final class RowRouter implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("outbox headers column is not a JSON object: " + json, e);
     }
-  }
-
-  /** The raw row as JSON, for the dead-letter topic. */
-  private static byte[] raw(Struct after) {
-    var node = JSON.createObjectNode();
-    after
-        .schema()
-        .fields()
-        .forEach(
-            f -> {
-              Object v = after.get(f);
-              if (v instanceof ByteBuffer b) {
-                node.put(f.name(), java.util.Base64.getEncoder().encodeToString(bytes(b)));
-              } else if (v instanceof byte[] b) {
-                node.put(f.name(), java.util.Base64.getEncoder().encodeToString(b));
-              } else {
-                node.put(f.name(), v == null ? null : v.toString());
-              }
-            });
-    return node.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   private static byte[] bytes(ByteBuffer buffer) {

@@ -2,31 +2,32 @@ package dev.courier.outbox.internal;
 
 import dev.courier.outbox.OutboxRelayConfig;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.apache.kafka.common.config.ConfigException;
 
-/** What must hold before CDC can start, checked up front so the error says what to change. */
+/**
+ * What must hold in PostgreSQL before CDC can start, checked up front so errors say what to change.
+ */
 public final class StartupChecks {
 
   private StartupChecks() {}
 
-  public static void verify(OutboxRelayConfig config) {
-    try (Connection c =
-            DriverManager.getConnection(
-                config.jdbcUrl(),
-                config.getString(OutboxRelayConfig.DB_USER),
-                config.password().value());
+  /**
+   * @throws Outage when PostgreSQL cannot be reached now (the relay waits)
+   * @throws ConfigException naming the key or the server setting to change
+   */
+  public static void verify(OutboxRelayConfig config, PostgresAccess postgres) throws Outage {
+    try (Connection c = postgres.connect();
         Statement s = c.createStatement()) {
       try (ResultSet rs = s.executeQuery("SHOW wal_level")) {
         rs.next();
         String level = rs.getString(1);
         if (!level.equals("logical")) {
-          throw new IllegalStateException(
+          throw new ConfigException(
               "PostgreSQL at "
-                  + config.jdbcUrl()
+                  + postgres.where()
                   + " runs with wal_level="
                   + level
                   + "; the outbox relay needs wal_level=logical (set it in postgresql.conf or with"
@@ -38,20 +39,19 @@ public final class StartupChecks {
               "SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user")) {
         rs.next();
         if (!rs.getBoolean(1)) {
-          throw new IllegalStateException(
+          String user = config.getString(OutboxRelayConfig.DB_USER);
+          throw new ConfigException(
+              OutboxRelayConfig.DB_USER,
+              user,
               "user "
-                  + config.getString(OutboxRelayConfig.DB_USER)
-                  + " may not stream changes: grant"
-                  + " it with ALTER ROLE "
-                  + config.getString(OutboxRelayConfig.DB_USER)
-                  + " WITH REPLICATION ("
-                  + OutboxRelayConfig.DB_USER
-                  + ")");
+                  + user
+                  + " may not stream changes: grant it with ALTER ROLE "
+                  + user
+                  + " WITH REPLICATION");
         }
       }
     } catch (SQLException e) {
-      throw new ConfigException(
-          OutboxRelayConfig.DB_HOST, config.jdbcUrl(), "cannot connect: " + e.getMessage());
+      throw postgres.classify(e);
     }
   }
 }

@@ -5,11 +5,11 @@ import java.util.List;
 import java.util.Map;
 
 /** The server settings both backends run PostgreSQL with, so they behave the same. */
-final class PostgresConfig {
+public final class PostgresConfig {
 
   private PostgresConfig() {}
 
-  static Map<String, String> serverSettings() {
+  public static Map<String, String> serverSettings() {
     Map<String, String> settings = new LinkedHashMap<>();
     // Logical decoding for CDC (Debezium's pgoutput) and room for a slot per test class.
     settings.put("wal_level", "logical");

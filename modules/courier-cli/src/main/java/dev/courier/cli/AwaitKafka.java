@@ -1,0 +1,55 @@
+package dev.courier.cli;
+
+import dev.courier.core.ClientSettings;
+import dev.courier.core.KafkaReachability;
+import dev.courier.core.ServiceHealth;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.common.config.ConfigException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A service's start while Kafka may be away: it waits (capped backoff) with the reason on /health
+ * and in the log once, and goes on when Kafka answers. Refused credentials end the start.
+ */
+final class AwaitKafka {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AwaitKafka.class);
+  private static final Duration CHECK = Duration.ofSeconds(10);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private AwaitKafka() {}
+
+  /**
+   * @param health where the service's health is published while it waits
+   * @throws ConfigException when Kafka refuses the credentials
+   */
+  static void await(ClientSettings clients, AtomicReference<ServiceHealth> health) {
+    Duration backoff = Duration.ofMillis(250);
+    String said = null;
+    while (true) {
+      Optional<String> outage = KafkaReachability.check(clients, CHECK);
+      if (outage.isEmpty()) {
+        if (said != null) {
+          LOG.info("Kafka at {} answers", clients.bootstrapServersValue());
+        }
+        return;
+      }
+      if (!outage.get().equals(said)) {
+        said = outage.get();
+        LOG.warn("waiting for Kafka: {}", said);
+        health.set(ServiceHealth.waiting("WAITING", said, Instant.now()));
+      }
+      // Waiting for Kafka to come back is the point; the backoff keeps the retries cheap.
+      LockSupport.parkNanos(backoff.toNanos());
+      backoff =
+          backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0
+              ? MAX_BACKOFF
+              : backoff.multipliedBy(2);
+    }
+  }
+}

@@ -1,0 +1,194 @@
+package dev.courier.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.courier.outbox.OutboxEvent;
+import dev.courier.outbox.OutboxRelayConfig;
+import dev.courier.outbox.OutboxWriter;
+import dev.courier.testkit.KafkaProcess;
+import dev.courier.testkit.PostgresProcess;
+import dev.courier.testkit.SettingsFile;
+import dev.courier.testkit.TestCertificates;
+import dev.courier.testkit.UniqueNames;
+import dev.courier.testkit.WorkerProcess;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code courier relay} from the packaged jar as an orchestrator runs it, against a PostgreSQL and
+ * a broker of the test's own: started before them, PostgreSQL lost during its start, a server that
+ * is set up wrong, and a PostgreSQL that requires TLS. Outages are waited out with the reason on
+ * /health and in the log once; only a wrong setting exits, with status 2, naming it.
+ */
+class RelayServiceIT {
+
+  private static final Duration TIMEOUT = CourierProcess.TIMEOUT;
+
+  @Test
+  void startedBeforePostgresAndKafkaItWaitsSaysWhyAndThenStreams() throws Exception {
+    try (PostgresProcess pg = PostgresProcess.builder().build();
+        KafkaProcess kafka = KafkaProcess.plaintext()) {
+      Map<String, String> settings = settings(pg, kafka);
+      try (WorkerProcess relay = relay(settings)) {
+        int port = CourierProcess.port(relay);
+        awaitHealth(port, 503, "PostgreSQL at localhost:" + pg.port() + " is not available");
+        assertThat(CourierProcess.get(port, "/health/live").statusCode())
+            .as("waiting out an outage is healthy")
+            .isEqualTo(200);
+        // Retries do not repeat the cause in the log: it is said once per change.
+        await().atMost(TIMEOUT).until(() -> relay.output().contains("Connection refused"));
+        assertThat(count(relay.output(), "is not available: Connection to localhost:" + pg.port()))
+            .isEqualTo(1);
+        pg.start();
+        awaitHealth(port, 503, "Kafka at localhost:" + kafka.port());
+        kafka.start();
+        awaitHealth(port, 200, "streaming from slot");
+        write(pg, "acc-1", 7);
+        assertThat(read(kafka, settings, 1)).containsExactly("{\"amount\":7}");
+        assertThat(relay.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+        assertThat(relay.output()).contains("courier relay: stopped cleanly");
+      }
+    }
+  }
+
+  @Test
+  void postgresLostDuringStartIsWaitedOut() throws Exception {
+    try (PostgresProcess pg = PostgresProcess.builder().build().start();
+        KafkaProcess kafka = KafkaProcess.plaintext().start()) {
+      Map<String, String> settings = settings(pg, kafka);
+      try (WorkerProcess relay = relay(settings)) {
+        int port = CourierProcess.port(relay);
+        // The checks passed and the engine is about to start: PostgreSQL goes away right then.
+        await().atMost(TIMEOUT).until(() -> relay.output().contains("will be created"));
+        pg.crash();
+        awaitHealth(port, 503, "PostgreSQL");
+        assertThat(relay.isAlive()).isTrue();
+        pg.start();
+        awaitHealth(port, 200, "streaming from slot");
+        write(pg, "acc-2", 3);
+        assertThat(read(kafka, settings, 1)).containsExactly("{\"amount\":3}");
+        assertThat(relay.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+      }
+    }
+  }
+
+  @Test
+  void aServerWithoutLogicalDecodingIsAWrongSettingAndExitsTwoNamingIt() throws Exception {
+    try (PostgresProcess pg =
+            PostgresProcess.builder().setting("wal_level", "replica").build().start();
+        KafkaProcess kafka = KafkaProcess.plaintext().start();
+        WorkerProcess relay = relay(settings(pg, kafka))) {
+      assertThat(relay.awaitExit(TIMEOUT)).isEqualTo(Courier.CONFIG_ERROR);
+      assertThat(relay.output())
+          .contains("configuration error")
+          .contains("wal_level=replica")
+          .contains("wal_level=logical");
+    }
+  }
+
+  @Test
+  void aDatabaseThatRequiresTlsIsReachedWithVerifyFullAndAWrongCaIsRefused() throws Exception {
+    TestCertificates certificates = TestCertificates.create("relay");
+    TestCertificates stranger = TestCertificates.create("stranger");
+    try (PostgresProcess pg = PostgresProcess.builder().tls(certificates).build().start();
+        KafkaProcess kafka = KafkaProcess.plaintext().start()) {
+      Map<String, String> settings = settings(pg, kafka);
+      settings.put(OutboxRelayConfig.DB_SSLMODE, "verify-full");
+      settings.put(OutboxRelayConfig.DB_SSLROOTCERT, stranger.caCertificate().toString());
+      try (WorkerProcess refused = relay(settings)) {
+        assertThat(refused.awaitExit(TIMEOUT)).isEqualTo(Courier.CONFIG_ERROR);
+        assertThat(refused.output())
+            .contains("configuration error")
+            .contains(OutboxRelayConfig.DB_SSLROOTCERT)
+            .contains("TLS to PostgreSQL");
+      }
+      settings.put(OutboxRelayConfig.DB_SSLROOTCERT, certificates.caCertificate().toString());
+      try (WorkerProcess relay = relay(settings)) {
+        int port = CourierProcess.port(relay);
+        awaitHealth(port, 200, "streaming from slot");
+        write(pg, "acc-3", 5);
+        assertThat(read(kafka, settings, 1)).containsExactly("{\"amount\":5}");
+        assertThat(relay.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+      }
+    }
+  }
+
+  private static WorkerProcess relay(Map<String, String> settings) {
+    Path config = SettingsFile.write(settings);
+    return CourierProcess.jar("relay", Map.of(), List.of("relay", "--config", config.toString()));
+  }
+
+  private static Map<String, String> settings(PostgresProcess pg, KafkaProcess kafka) {
+    String prefix = UniqueNames.topic("svc").replace('-', '_');
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.putAll(
+        OutboxRelayConfig.settings(
+            kafka.bootstrapServers(), pg.jdbcUrl("postgres"), "postgres", "postgres", prefix));
+    settings.put("relay.http.port", "0");
+    settings.put(OutboxRelayConfig.STARTUP_BACKOFF_MAX_MS, "1000");
+    return settings;
+  }
+
+  private static void awaitHealth(int port, int status, String reason) {
+    await()
+        .atMost(TIMEOUT)
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              HttpResponse<String> health = CourierProcess.get(port, "/health");
+              assertThat(health.statusCode()).isEqualTo(status);
+              assertThat(health.body()).contains(reason);
+            });
+  }
+
+  private static int count(String text, String part) {
+    int n = 0;
+    for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
+      n++;
+    }
+    return n;
+  }
+
+  private static void write(PostgresProcess pg, String account, int amount) throws Exception {
+    try (Connection c = pg.dataSource("postgres").getConnection()) {
+      c.setAutoCommit(false);
+      OutboxWriter.create()
+          .write(
+              c,
+              OutboxEvent.builder()
+                  .aggregate("account", account)
+                  .eventType("CreditRequested")
+                  .json("{\"amount\":" + amount + "}")
+                  .build());
+      c.commit();
+    }
+  }
+
+  private static List<String> read(KafkaProcess kafka, Map<String, String> settings, int count) {
+    Map<String, Object> config = new HashMap<>(kafka.clientSettings("", ""));
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, UniqueNames.group("read"));
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+      consumer.subscribe(List.of(settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account"));
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      while (values.size() < count && System.nanoTime() < deadline) {
+        consumer.poll(Duration.ofMillis(100)).forEach(r -> values.add(r.value()));
+      }
+    }
+    return values;
+  }
+}

@@ -1,0 +1,157 @@
+package dev.courier.outbox.internal;
+
+import dev.courier.core.Failures;
+import dev.courier.outbox.OutboxRelayConfig;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+import javax.net.ssl.SSLException;
+import javax.sql.DataSource;
+import org.apache.kafka.common.config.ConfigException;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * How the relay reaches PostgreSQL outside Debezium (checks, migrations, slot state): the same
+ * host, user and TLS settings Debezium gets, and one place that tells an outage (wait) from a wrong
+ * setting (exit naming the key).
+ */
+public final class PostgresAccess {
+
+  private final OutboxRelayConfig config;
+
+  public PostgresAccess(OutboxRelayConfig config) {
+    this.config = config;
+  }
+
+  public String where() {
+    return config.getString(OutboxRelayConfig.DB_HOST)
+        + ":"
+        + config.getInt(OutboxRelayConfig.DB_PORT);
+  }
+
+  /**
+   * A connection, or why there is none.
+   *
+   * @throws Outage when PostgreSQL is unreachable, starting up, shutting down or full
+   * @throws ConfigException naming the key when the credentials, database or TLS settings are wrong
+   */
+  public Connection connect() throws Outage {
+    try {
+      return DriverManager.getConnection(config.jdbcUrl(), properties());
+    } catch (SQLException e) {
+      throw classify(e);
+    }
+  }
+
+  /** A data source with the same settings, for code that wants one (migrations). */
+  public DataSource dataSource() {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(config.jdbcUrl());
+    properties()
+        .forEach(
+            (k, v) -> {
+              try {
+                ds.setProperty(k.toString(), v.toString());
+              } catch (SQLException e) {
+                throw new ConfigException(k.toString(), v, e.getMessage());
+              }
+            });
+    return ds;
+  }
+
+  private Properties properties() {
+    Properties p = new Properties();
+    p.setProperty("user", config.getString(OutboxRelayConfig.DB_USER));
+    p.setProperty("password", config.password().value());
+    p.setProperty("sslmode", config.getString(OutboxRelayConfig.DB_SSLMODE));
+    set(p, "sslrootcert", OutboxRelayConfig.DB_SSLROOTCERT);
+    set(p, "sslcert", OutboxRelayConfig.DB_SSLCERT);
+    set(p, "sslkey", OutboxRelayConfig.DB_SSLKEY);
+    if (config.getPassword(OutboxRelayConfig.DB_SSLPASSWORD) != null) {
+      p.setProperty("sslpassword", config.getPassword(OutboxRelayConfig.DB_SSLPASSWORD).value());
+    }
+    p.setProperty("connectTimeout", "10");
+    p.setProperty("ApplicationName", config.getString(OutboxRelayConfig.NAME));
+    return p;
+  }
+
+  private void set(Properties p, String name, String key) {
+    String value = config.getString(key);
+    if (value != null) {
+      p.setProperty(name, value);
+    }
+  }
+
+  /**
+   * An SQL failure as an outage (connection refused or lost, starting up, shutting down, too many
+   * connections) or as a wrong setting naming the key.
+   *
+   * @return the outage to wait out
+   * @throws ConfigException for anything waiting cannot fix
+   */
+  public Outage classify(SQLException e) {
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    String why = Failures.describe(e);
+    if (hasCause(e, SSLException.class)
+        || hasCause(e, java.security.cert.CertificateException.class)) {
+      throw new ConfigException(
+          OutboxRelayConfig.DB_SSLROOTCERT,
+          config.getString(OutboxRelayConfig.DB_SSLROOTCERT),
+          "TLS to PostgreSQL at "
+              + where()
+              + " failed ("
+              + OutboxRelayConfig.DB_SSLMODE
+              + "="
+              + config.getString(OutboxRelayConfig.DB_SSLMODE)
+              + "): "
+              + why);
+    }
+    if (state.equals("28P01")) {
+      throw new ConfigException(
+          OutboxRelayConfig.DB_PASSWORD,
+          "[hidden]",
+          "PostgreSQL at "
+              + where()
+              + " refused the password of "
+              + config.getString(OutboxRelayConfig.DB_USER)
+              + ": "
+              + e.getMessage());
+    }
+    if (state.startsWith("28")) {
+      throw new ConfigException(
+          OutboxRelayConfig.DB_USER,
+          config.getString(OutboxRelayConfig.DB_USER),
+          "PostgreSQL at "
+              + where()
+              + " does not let this user in ("
+              + OutboxRelayConfig.DB_SSLMODE
+              + "="
+              + config.getString(OutboxRelayConfig.DB_SSLMODE)
+              + "): "
+              + e.getMessage());
+    }
+    if (state.equals("3D000")) {
+      throw new ConfigException(
+          OutboxRelayConfig.DB_NAME,
+          config.getString(OutboxRelayConfig.DB_NAME),
+          "no such database on " + where());
+    }
+    if (state.equals("42501")) {
+      throw new ConfigException(
+          OutboxRelayConfig.DB_USER,
+          config.getString(OutboxRelayConfig.DB_USER),
+          "lacks a privilege the relay needs: " + e.getMessage());
+    }
+    return new Outage("PostgreSQL at " + where() + " is not available: " + why, e);
+  }
+
+  private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

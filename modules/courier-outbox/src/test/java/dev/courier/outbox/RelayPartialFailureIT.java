@@ -1,0 +1,128 @@
+package dev.courier.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.courier.testkit.CourierInfraTest;
+import dev.courier.testkit.KafkaProcess;
+import dev.courier.testkit.TestDatabase;
+import dev.courier.testkit.UniqueNames;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A partial failure in the middle of a batch: two brokers, the payments topic's only replica on the
+ * second; that broker is killed while a batch mixes payments and accounts. Accounts are
+ * acknowledged, payments time out. From the first failed record on, everything is sent again, in
+ * order, until the broker is back: each key's last copy is its latest event, and nothing is lost.
+ */
+@CourierInfraTest
+class RelayPartialFailureIT {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(90);
+
+  @Test
+  void fromTheFirstFailedRecordEverythingIsSentAgainInOrder(TestDatabase db) throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.cluster(2).start()) {
+      String prefix = UniqueNames.topic("partial").replace('-', '_');
+      Map<String, String> settings =
+          OutboxRelayConfig.settings(
+              kafka.bootstrapServers(), db.jdbcUrl(), db.username(), db.password(), prefix);
+      settings.put(OutboxRelayConfig.DELIVERY_TIMEOUT_MS, "3000");
+      String accounts = prefix + ".account";
+      String payments = prefix + ".payment";
+      // Everything but payments lives on broker 1, which stays up.
+      kafka
+          .admin()
+          .createTopics(
+              List.of(
+                  new NewTopic(accounts, Map.of(0, List.of(1))),
+                  new NewTopic(payments, Map.of(0, List.of(2))),
+                  new NewTopic(settings.get(OutboxRelayConfig.OFFSET_TOPIC), Map.of(0, List.of(1)))
+                      .configs(Map.of("cleanup.policy", "compact"))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+      SimpleMeterRegistry meters = new SimpleMeterRegistry();
+      try (OutboxRelay relay = OutboxRelay.start(settings, meters, Clock.systemUTC())) {
+        assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
+        kafka.kill(2);
+        try (Connection c = db.connection()) {
+          c.setAutoCommit(false);
+          OutboxWriter writer = OutboxWriter.create();
+          for (int i = 1; i <= 3; i++) {
+            writer.write(c, event("account", "acc-1", i));
+            writer.write(c, event("payment", "pay-1", i));
+            writer.write(c, event("account", "acc-1", 10 + i));
+          }
+          c.commit();
+        }
+        await()
+            .atMost(TIMEOUT)
+            .until(() -> meters.get("courier.outbox.resent").counter().count() >= 8);
+        kafka.start(2);
+        assertThat(read(kafka, payments, 3)).containsExactly("1", "2", "3");
+        await().atMost(TIMEOUT).until(() -> relay.health().ready());
+        List<String> account = read(kafka, accounts, 6);
+        // The record before the first failure went once; from the failure on, everything of its
+        // batch went again, in order, each time (how Debezium cut the batches decides how much).
+        assertThat(account).filteredOn("1"::equals).hasSize(1);
+        List<String> order = List.of("1", "11", "2", "12", "3", "13");
+        for (int i = 1; i < order.size(); i++) {
+          assertThat(account.lastIndexOf(order.get(i)))
+              .as(
+                  "the last copy of %s comes after the last copy of %s",
+                  order.get(i), order.get(i - 1))
+              .isGreaterThan(account.lastIndexOf(order.get(i - 1)));
+        }
+        assertThat(account.get(account.size() - 1))
+            .as("the key's last value (what compaction keeps) is its latest event")
+            .isEqualTo("13");
+      }
+    }
+  }
+
+  private static OutboxEvent event(String aggregate, String id, int n) {
+    return OutboxEvent.builder()
+        .aggregate(aggregate, id)
+        .eventType("E")
+        .json(String.valueOf(n))
+        .build();
+  }
+
+  /**
+   * Everything in the topic once at least {@code min} records arrived and a second passed quiet.
+   */
+  private static List<String> read(KafkaProcess kafka, String topic, int min) {
+    Map<String, Object> config = new HashMap<>(kafka.clientSettings("", ""));
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, UniqueNames.group("read"));
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      int quiet = 0;
+      while (System.nanoTime() < deadline && (values.size() < min || quiet < 5)) {
+        var batch = consumer.poll(Duration.ofMillis(200));
+        quiet = batch.isEmpty() ? quiet + 1 : 0;
+        for (ConsumerRecord<String, String> r : batch) {
+          values.add(r.value());
+        }
+      }
+    }
+    return values;
+  }
+}

@@ -1,0 +1,217 @@
+package dev.courier.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.courier.core.CourierHeaders;
+import dev.courier.testkit.CourierInfraTest;
+import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.TestDatabase;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rows Kafka will not take, a slot that is not the one the stored position came from, and an offset
+ * topic that would lose the position.
+ */
+@CourierInfraTest
+class RelayRefusalsIT {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  @Test
+  void aPayloadOverMaxRequestSizeIsDeadLetteredAsAnEnvelopeAndTheRelayGoesOn(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
+    OutboxFixture fixture =
+        new OutboxFixture(kafka, db).with(OutboxRelayConfig.INVALID_ROW_POLICY, "dead-letter");
+    try (OutboxRelay relay = start(fixture)) {
+      OutboxEvent huge =
+          OutboxRelayIT.credit("acc-1", 1)
+              .json("{\"pad\":\"" + "x".repeat(2_000_000) + "\"}")
+              .build();
+      write(db, huge, OutboxRelayIT.credit("acc-1", 2).build());
+      List<ConsumerRecord<String, String>> dead =
+          OutboxFixture.read(kafka, fixture.prefix + ".outbox.dlt", 1, TIMEOUT);
+      assertThat(dead).hasSize(1);
+      assertThat(dead.get(0).value())
+          .contains("\"eventId\":\"" + huge.eventId() + "\"")
+          .contains("\"aggregateType\":\"account\"")
+          .contains("\"type\":\"CreditRequested\"")
+          .contains("\"size\":2000010")
+          .contains("RecordTooLargeException")
+          .contains("\"payloadOmitted\"")
+          .doesNotContain("\"payload\":");
+      assertThat(dead.get(0).value().length()).isLessThan(2_000);
+      assertThat(OutboxFixture.header(dead.get(0), CourierHeaders.REASON))
+          .contains("RecordTooLargeException");
+      assertThat(OutboxFixture.read(kafka, fixture.topic("account"), 1, TIMEOUT))
+          .extracting(ConsumerRecord::value)
+          .containsExactly("{\"amount\":2}");
+      assertThat(relay.health().ready()).isTrue();
+    }
+  }
+
+  @Test
+  void anAggregateTypeThatIsNoTopicNameIsDeadLetteredAndTheRelayGoesOn(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
+    OutboxFixture fixture =
+        new OutboxFixture(kafka, db).with(OutboxRelayConfig.INVALID_ROW_POLICY, "dead-letter");
+    try (OutboxRelay relay = start(fixture)) {
+      UUID bad = insertRaw(db, "bad type!", "acc-2");
+      write(db, OutboxRelayIT.credit("acc-2", 3).build());
+      List<ConsumerRecord<String, String>> dead =
+          OutboxFixture.read(kafka, fixture.prefix + ".outbox.dlt", 1, TIMEOUT);
+      assertThat(dead).hasSize(1);
+      assertThat(OutboxFixture.header(dead.get(0), CourierHeaders.ID)).isEqualTo(bad.toString());
+      assertThat(dead.get(0).value())
+          .contains("\"aggregateType\":\"bad type!\"")
+          .contains("InvalidTopicException")
+          .contains("\"payload\":");
+      assertThat(OutboxFixture.read(kafka, fixture.topic("account"), 1, TIMEOUT)).hasSize(1);
+      assertThat(relay.health().ready()).isTrue();
+    }
+  }
+
+  @Test
+  void underTheFailPolicyARefusedRowStopsTheRelayNamingIt(KafkaBroker kafka, TestDatabase db)
+      throws Exception {
+    OutboxFixture fixture = new OutboxFixture(kafka, db);
+    try (OutboxRelay relay = start(fixture)) {
+      OutboxEvent huge =
+          OutboxRelayIT.credit("acc-3", 1)
+              .json("{\"pad\":\"" + "x".repeat(2_000_000) + "\"}")
+              .build();
+      write(db, huge);
+      await().atMost(TIMEOUT).until(() -> relay.failure() != null);
+      assertThat(relay.failure())
+          .isInstanceOf(RelayFault.class)
+          .hasMessageContaining(huge.eventId().toString())
+          .hasMessageContaining("outbox.invalid.row.policy=fail");
+      assertThat(relay.health().live()).isFalse();
+      assertThat(relay.health().reason()).contains(huge.eventId().toString());
+    }
+  }
+
+  @Test
+  void aDroppedOrRecreatedSlotIsRefusedUnlessTheGapIsAccepted(KafkaBroker kafka, TestDatabase db)
+      throws Exception {
+    OutboxFixture fixture = new OutboxFixture(kafka, db);
+    String slot = fixture.settings.get(OutboxRelayConfig.SLOT);
+    try (OutboxRelay relay = start(fixture)) {
+      write(db, OutboxRelayIT.credit("acc-4", 1).build());
+      assertThat(OutboxFixture.read(kafka, fixture.topic("account"), 1, TIMEOUT)).hasSize(1);
+    }
+    // Stopped cleanly: the position is stored. Now the slot is dropped and made again while events
+    // commit, as a careless maintenance job or a failover would.
+    try (Connection c = db.connection();
+        Statement s = c.createStatement()) {
+      s.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+    }
+    write(db, OutboxRelayIT.credit("acc-4", 2).build());
+    assertThatThrownBy(() -> OutboxRelay.start(fixture.settings))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("outbox.slot.gap.policy")
+        .hasMessageContaining("does not exist");
+    try (Connection c = db.connection();
+        Statement s = c.createStatement()) {
+      s.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+    }
+    assertThatThrownBy(() -> OutboxRelay.start(fixture.settings))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("ahead of the relay's stored position");
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    fixture.with(OutboxRelayConfig.SLOT_GAP_POLICY, "accept");
+    try (OutboxRelay relay = OutboxRelay.start(fixture.settings, meters, Clock.systemUTC())) {
+      assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
+      assertThat(meters.get("courier.outbox.slot.gaps").counter().count()).isEqualTo(1);
+      write(db, OutboxRelayIT.credit("acc-4", 3).build());
+      List<String> delivered =
+          values(OutboxFixture.read(kafka, fixture.topic("account"), 2, TIMEOUT));
+      assertThat(delivered).containsExactly("{\"amount\":1}", "{\"amount\":3}");
+    }
+  }
+
+  @Test
+  void anOffsetTopicThatIsNotCompactedIsRefusedNamingIt(KafkaBroker kafka, TestDatabase db) {
+    OutboxFixture fixture = new OutboxFixture(kafka, db);
+    String offsets = fixture.settings.get(OutboxRelayConfig.OFFSET_TOPIC);
+    kafka.createTopic(offsets, 1, Map.of("cleanup.policy", "delete"));
+    assertThatThrownBy(() -> OutboxRelay.start(fixture.settings))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("outbox.offset.storage.topic")
+        .hasMessageContaining("cleanup.policy=delete");
+  }
+
+  @Test
+  void theOffsetTopicIsCreatedCompactedWithTheConfiguredPartitions(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
+    OutboxFixture fixture =
+        new OutboxFixture(kafka, db).with(OutboxRelayConfig.OFFSET_PARTITIONS, "3");
+    String offsets = fixture.settings.get(OutboxRelayConfig.OFFSET_TOPIC);
+    try (OutboxRelay relay = start(fixture)) {
+      var description =
+          kafka.admin().describeTopics(List.of(offsets)).allTopicNames().get(30, TimeUnit.SECONDS);
+      assertThat(description.get(offsets).partitions()).hasSize(3);
+      var config =
+          kafka
+              .admin()
+              .describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, offsets)))
+              .all()
+              .get(30, TimeUnit.SECONDS)
+              .values()
+              .iterator()
+              .next();
+      assertThat(config.get("cleanup.policy").value()).isEqualTo("compact");
+    }
+  }
+
+  private static OutboxRelay start(OutboxFixture fixture) throws InterruptedException {
+    OutboxRelay relay =
+        OutboxRelay.start(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC());
+    assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
+    return relay;
+  }
+
+  private static List<String> values(List<ConsumerRecord<String, String>> records) {
+    return records.stream().map(ConsumerRecord::value).toList();
+  }
+
+  private static void write(TestDatabase db, OutboxEvent... events) throws Exception {
+    try (Connection c = db.connection()) {
+      c.setAutoCommit(false);
+      OutboxWriter.create().writeAll(c, List.of(events));
+      c.commit();
+    }
+  }
+
+  /** A row written by hand with SQL, as the writer's own checks would not let it through. */
+  private static UUID insertRaw(TestDatabase db, String aggregateType, String aggregateId)
+      throws Exception {
+    UUID id = UUID.randomUUID();
+    try (Connection c = db.connection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO courier_outbox (id, aggregatetype, aggregateid, type, payload,"
+                    + " content_type) VALUES (?, ?, ?, 'CreditRequested', ?, 'application/json')")) {
+      ps.setObject(1, id);
+      ps.setString(2, aggregateType);
+      ps.setString(3, aggregateId);
+      ps.setBytes(4, "{\"amount\":5}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      ps.executeUpdate();
+    }
+    return id;
+  }
+}

@@ -1,0 +1,349 @@
+package dev.courier.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+
+/**
+ * A Kafka broker (one KRaft node, broker and controller) in a JVM of its own, on a port that stays
+ * the same across restarts, for tests where the broker itself is what fails: it can be started
+ * after the service under test, killed, frozen with SIGSTOP, and started again on the same data.
+ * Optionally its client listener is {@code SASL_PLAINTEXT} with SCRAM-SHA-256 and ACLs enforced
+ * ({@code StandardAuthorizer}, nothing allowed without an ACL), with {@link #SUPER_USER} as the
+ * only super user.
+ */
+public final class KafkaProcess implements AutoCloseable {
+
+  public static final String SUPER_USER = "admin";
+  public static final String SUPER_PASSWORD = "admin-secret";
+  private static final String CLUSTER_ID = "5L6g3nShT-eMCtK--X86sw";
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+
+  private final int controllerPort;
+  private final boolean sasl;
+  private final List<Node> nodes = new ArrayList<>();
+  private Admin admin;
+
+  /** One node: its id, client port, properties file and process. */
+  private static final class Node {
+    final int id;
+    final int port;
+    final Path properties;
+    WorkerProcess process;
+
+    Node(int id, int port, Path properties) {
+      this.id = id;
+      this.port = port;
+      this.properties = properties;
+    }
+  }
+
+  private KafkaProcess(int port, int brokers, boolean sasl, Map<String, String> extra) {
+    this.controllerPort = freePort();
+    this.sasl = sasl;
+    try {
+      Path directory = Files.createTempDirectory("courier-kafka-process-");
+      for (int id = 1; id <= brokers; id++) {
+        int nodePort = id == 1 && port != 0 ? port : freePort();
+        Path properties = directory.resolve("server-" + id + ".properties");
+        StringBuilder text = new StringBuilder();
+        serverProperties(id, nodePort, directory.resolve("data-" + id), brokers, extra)
+            .forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+        Files.writeString(properties, text.toString());
+        nodes.add(new Node(id, nodePort, properties));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot prepare a Kafka broker directory", e);
+    }
+    nodes.forEach(this::format);
+  }
+
+  /** A PLAINTEXT broker on a free port, not yet started. */
+  public static KafkaProcess plaintext() {
+    return new KafkaProcess(0, 1, false, Map.of());
+  }
+
+  /** A PLAINTEXT broker on this port (0: a free one), not yet started. */
+  public static KafkaProcess plaintext(int port, Map<String, String> brokerSettings) {
+    return new KafkaProcess(port, 1, false, brokerSettings);
+  }
+
+  /**
+   * A PLAINTEXT cluster of {@code brokers} nodes (node 1 is also the controller), not yet started:
+   * for tests where one broker, and the leadership of its partitions, goes away.
+   */
+  public static KafkaProcess cluster(int brokers) {
+    return new KafkaProcess(0, brokers, false, Map.of());
+  }
+
+  /** A broker whose clients authenticate with SASL/SCRAM-SHA-256 and need ACLs, not started. */
+  public static KafkaProcess scram() {
+    return new KafkaProcess(0, 1, true, Map.of());
+  }
+
+  /** A free TCP port on this machine, for a service that must know it before it starts. */
+  public static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("no free port", e);
+    }
+  }
+
+  private Map<String, String> serverProperties(
+      int id, int port, Path data, int brokers, Map<String, String> extra) {
+    String protocol = sasl ? "SASL_PLAINTEXT" : "PLAINTEXT";
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("process.roles", id == 1 ? "broker,controller" : "broker");
+    p.put("node.id", String.valueOf(id));
+    p.put("controller.quorum.voters", "1@localhost:" + controllerPort);
+    p.put(
+        "listeners",
+        "CLIENT://localhost:"
+            + port
+            + (id == 1 ? ",CONTROLLER://localhost:" + controllerPort : ""));
+    p.put("advertised.listeners", "CLIENT://localhost:" + port);
+    p.put("listener.security.protocol.map", "CLIENT:" + protocol + ",CONTROLLER:PLAINTEXT");
+    p.put("inter.broker.listener.name", "CLIENT");
+    p.put("controller.listener.names", "CONTROLLER");
+    p.put("log.dirs", data.toString());
+    p.put("default.replication.factor", "1");
+    p.put("offsets.topic.replication.factor", "1");
+    p.put("offsets.topic.num.partitions", "4");
+    p.put("transaction.state.log.replication.factor", "1");
+    p.put("transaction.state.log.min.isr", "1");
+    p.put("share.coordinator.state.topic.replication.factor", "1");
+    p.put("share.coordinator.state.topic.min.isr", "1");
+    p.put("group.initial.rebalance.delay.ms", "0");
+    if (sasl) {
+      p.put("sasl.enabled.mechanisms", "SCRAM-SHA-256");
+      p.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-256");
+      p.put(
+          "listener.name.client.scram-sha-256.sasl.jaas.config", jaas(SUPER_USER, SUPER_PASSWORD));
+      p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+      // The controller listener is the broker's own, inside this process: it connects as ANONYMOUS.
+      p.put("super.users", "User:" + SUPER_USER + ";User:ANONYMOUS");
+      p.put("allow.everyone.if.no.acl.found", "false");
+    }
+    p.putAll(extra);
+    return p;
+  }
+
+  /** The JAAS line a client uses to log in with SCRAM. */
+  public static String jaas(String user, String password) {
+    return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+        + user
+        + "\" password=\""
+        + password
+        + "\";";
+  }
+
+  /** Client settings (without the {@code kafka.} prefix) to log in as this user. */
+  public Map<String, String> clientSettings(String user, String password) {
+    Map<String, String> s = new LinkedHashMap<>();
+    s.put("bootstrap.servers", bootstrapServers());
+    if (sasl) {
+      s.put("security.protocol", "SASL_PLAINTEXT");
+      s.put("sasl.mechanism", "SCRAM-SHA-256");
+      s.put("sasl.jaas.config", jaas(user, password));
+    }
+    return s;
+  }
+
+  private void format(Node node) {
+    List<String> args =
+        new ArrayList<>(List.of("format", "-t", CLUSTER_ID, "-c", node.properties.toString()));
+    if (sasl) {
+      args.add("--add-scram");
+      args.add("SCRAM-SHA-256=[name=" + SUPER_USER + ",password=" + SUPER_PASSWORD + "]");
+    }
+    try (WorkerProcess storage =
+        JvmWorker.of(kafka.tools.StorageTool.class)
+            .name("kafka-storage")
+            .args(args.toArray(String[]::new))
+            .start()) {
+      int status = storage.awaitExit(START_TIMEOUT);
+      if (status != 0) {
+        throw new InfraStartupException(
+            "kafka-storage format failed (" + status + "):\n" + storage.output(), null);
+      }
+    }
+  }
+
+  /** Starts every node (again, on the same data and ports) and waits until all answer. */
+  public KafkaProcess start() {
+    for (Node node : nodes) {
+      if (node.process == null || !node.process.isAlive()) {
+        start(node.id);
+      }
+    }
+    return this;
+  }
+
+  /** Starts one node (again) and waits until the cluster sees it. */
+  public KafkaProcess start(int id) {
+    Node node = node(id);
+    if (node.process != null && node.process.isAlive()) {
+      throw new IllegalStateException("broker " + id + " is already running");
+    }
+    node.process =
+        JvmWorker.of(kafka.Kafka.class)
+            .name("kafka-" + id + "-" + node.port)
+            .jvmOption("-Xmx384m")
+            .args(node.properties.toString())
+            .start();
+    awaitReady(node);
+    return this;
+  }
+
+  private void awaitReady(Node node) {
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    RuntimeException last = null;
+    while (System.nanoTime() < deadline) {
+      if (!node.process.isAlive()) {
+        throw new InfraStartupException(
+            "the Kafka broker process exited:\n" + node.process.output(), null);
+      }
+      try {
+        if (admin().describeCluster().nodes().get(5, TimeUnit.SECONDS).stream()
+            .anyMatch(n -> n.id() == node.id)) {
+          return;
+        }
+      } catch (Exception e) {
+        last = new IllegalStateException(e.toString(), e);
+      }
+    }
+    throw new InfraStartupException(
+        "Kafka broker " + node.id + " did not answer within " + START_TIMEOUT + ": " + last, last);
+  }
+
+  private Node node(int id) {
+    return nodes.stream()
+        .filter(n -> n.id == id)
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no broker " + id));
+  }
+
+  public String bootstrapServers() {
+    return String.join(",", nodes.stream().map(n -> "localhost:" + n.port).toList());
+  }
+
+  /** The first node's client port. */
+  public int port() {
+    return nodes.get(0).port;
+  }
+
+  /** An Admin client with super-user rights, owned by this broker (do not close it). */
+  public synchronized Admin admin() {
+    if (admin == null) {
+      Map<String, Object> settings = new HashMap<>(clientSettings(SUPER_USER, SUPER_PASSWORD));
+      settings.put("default.api.timeout.ms", 10_000);
+      settings.put("request.timeout.ms", 5_000);
+      admin = Admin.create(settings);
+    }
+    return admin;
+  }
+
+  /** Creates a SCRAM-SHA-256 user. */
+  public void addUser(String user, String password) {
+    await(
+        admin()
+            .alterUserScramCredentials(
+                List.of(
+                    new UserScramCredentialUpsertion(
+                        user,
+                        new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 8192),
+                        password)))
+            .all());
+  }
+
+  /** Allows a user these operations on resources whose names start with {@code prefix}. */
+  public void allow(String user, ResourceType type, String prefix, AclOperation... operations) {
+    List<AclBinding> acls = new ArrayList<>();
+    for (AclOperation op : operations) {
+      acls.add(
+          new AclBinding(
+              new ResourcePattern(
+                  type, prefix, prefix.equals("*") ? PatternType.LITERAL : PatternType.PREFIXED),
+              new AccessControlEntry("User:" + user, "*", op, AclPermissionType.ALLOW)));
+    }
+    await(admin().createAcls(acls).all());
+  }
+
+  /** Creates a topic with one replica. */
+  public void createTopic(String name, int partitions) {
+    await(
+        admin()
+            .createTopics(
+                List.of(new org.apache.kafka.clients.admin.NewTopic(name, partitions, (short) 1)))
+            .all());
+  }
+
+  /** SIGKILL to every node: the cluster dies with nothing flushed, as lost nodes do. */
+  public void kill() {
+    nodes.forEach(n -> n.process.kill());
+  }
+
+  /** SIGKILL to one node: its partitions lose their leader where it held the only replica. */
+  public void kill(int id) {
+    node(id).process.kill();
+  }
+
+  /** SIGSTOP to every node: connections stay open and nothing is answered. */
+  public void freeze() {
+    nodes.forEach(n -> n.process.freeze());
+  }
+
+  public void thaw() {
+    nodes.forEach(n -> n.process.thaw());
+  }
+
+  /** The first node's process (its output, its pid). */
+  public WorkerProcess process() {
+    return nodes.get(0).process;
+  }
+
+  private static <T> T await(org.apache.kafka.common.KafkaFuture<T> future) {
+    try {
+      return future.get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (Exception e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(2));
+      admin = null;
+    }
+    for (Node n : nodes) {
+      if (n.process != null) {
+        n.process.close();
+      }
+    }
+  }
+}
