@@ -16,14 +16,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,7 +51,10 @@ class RelayServiceIT {
         kafka.start();
         awaitHealth(port, 200, "streaming from slot");
         write(pg, "acc-1", 7);
-        assertThat(read(kafka, settings, 1)).containsExactly("{\"amount\":7}");
+        assertThat(
+                kafka.readValues(
+                    settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account", 1, Duration.ZERO))
+            .containsExactly("{\"amount\":7}");
         assertThat(relay.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
         assertThat(relay.output()).contains("courier relay: stopped cleanly");
       }
@@ -78,7 +76,10 @@ class RelayServiceIT {
         pg.start();
         awaitHealth(port, 200, "streaming from slot");
         write(pg, "acc-2", 3);
-        assertThat(read(kafka, settings, 1)).containsExactly("{\"amount\":3}");
+        assertThat(
+                kafka.readValues(
+                    settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account", 1, Duration.ZERO))
+            .containsExactly("{\"amount\":3}");
         assertThat(relay.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
       }
     }
@@ -119,7 +120,10 @@ class RelayServiceIT {
         int port = CourierProcess.port(relay);
         awaitHealth(port, 200, "streaming from slot");
         write(pg, "acc-3", 5);
-        assertThat(read(kafka, settings, 1)).containsExactly("{\"amount\":5}");
+        assertThat(
+                kafka.readValues(
+                    settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account", 1, Duration.ZERO))
+            .containsExactly("{\"amount\":5}");
         assertThat(relay.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
       }
     }
@@ -174,21 +178,5 @@ class RelayServiceIT {
                   .build());
       c.commit();
     }
-  }
-
-  private static List<String> read(KafkaProcess kafka, Map<String, String> settings, int count) {
-    Map<String, Object> config = new HashMap<>(kafka.clientSettings("", ""));
-    config.put(ConsumerConfig.GROUP_ID_CONFIG, UniqueNames.group("read"));
-    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    List<String> values = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      consumer.subscribe(List.of(settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account"));
-      long deadline = System.nanoTime() + TIMEOUT.toNanos();
-      while (values.size() < count && System.nanoTime() < deadline) {
-        consumer.poll(Duration.ofMillis(100)).forEach(r -> values.add(r.value()));
-      }
-    }
-    return values;
   }
 }

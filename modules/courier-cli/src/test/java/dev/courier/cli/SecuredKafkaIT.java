@@ -21,13 +21,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -133,7 +130,8 @@ class SecuredKafkaIT {
                       .build());
           c.commit();
         }
-        assertThat(read(kafka, prefix + ".account")).isEqualTo("{\"amount\":1}");
+        assertThat(kafka.readValues(prefix + ".account", 1, Duration.ZERO))
+            .containsExactly("{\"amount\":1}");
         produce(kafka, work, "op-1");
         await().atMost(TIMEOUT).until(() -> endpoint.calls("op-1") == 1);
         int monitorPort = CourierProcess.port(monitorProcess);
@@ -162,24 +160,6 @@ class SecuredKafkaIT {
   private static WorkerProcess start(String command, Map<String, String> settings) {
     return CourierProcess.jar(
         command, Map.of(), List.of(command, "--config", SettingsFile.write(settings).toString()));
-  }
-
-  private static String read(KafkaProcess kafka, String topic) {
-    Map<String, Object> config =
-        new HashMap<>(kafka.clientSettings(KafkaProcess.SUPER_USER, KafkaProcess.SUPER_PASSWORD));
-    config.put(ConsumerConfig.GROUP_ID_CONFIG, UniqueNames.group("read"));
-    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + TIMEOUT.toNanos();
-      while (System.nanoTime() < deadline) {
-        for (var r : consumer.poll(Duration.ofMillis(200))) {
-          return r.value();
-        }
-      }
-    }
-    return null;
   }
 
   private static void produce(KafkaProcess kafka, String topic, String op) throws Exception {

@@ -11,13 +11,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +44,8 @@ class RelayOutagesIT {
         kafka.start();
         assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
         write(pg, "acc-1", 1);
-        assertThat(read(kafka, settings, 1)).containsExactly("{\"amount\":1}");
+        assertThat(kafka.readValues(accounts(settings), 1, Duration.ZERO))
+            .containsExactly("{\"amount\":1}");
         assertThat(relay.failure()).isNull();
       }
     }
@@ -63,7 +60,7 @@ class RelayOutagesIT {
           OutboxRelay.start(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
         write(pg, "acc-1", 1);
-        assertThat(read(kafka, settings, 1)).hasSize(1);
+        assertThat(kafka.readValues(accounts(settings), 1, Duration.ZERO)).hasSize(1);
         pg.crash();
         ServiceHealth recovering =
             awaitHealth(relay, "RECOVERING", "lost the connection to PostgreSQL");
@@ -72,7 +69,7 @@ class RelayOutagesIT {
         pg.start();
         long accepting = System.nanoTime();
         write(pg, "acc-1", 2);
-        List<String> both = read(kafka, settings, 2);
+        List<String> both = kafka.readValues(accounts(settings), 2, Duration.ZERO);
         double delivered = (System.nanoTime() - accepting) / 1e9;
         await().atMost(TIMEOUT).until(() -> relay.health().ready());
         LOG.info(
@@ -99,7 +96,7 @@ class RelayOutagesIT {
           OutboxRelay.start(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
         write(pg, "acc-1", 1);
-        assertThat(read(kafka, settings, 1)).hasSize(1);
+        assertThat(kafka.readValues(accounts(settings), 1, Duration.ZERO)).hasSize(1);
         kafka.freeze();
         try {
           write(pg, "acc-1", 2);
@@ -111,7 +108,7 @@ class RelayOutagesIT {
         } finally {
           kafka.thaw();
         }
-        assertThat(read(kafka, settings, 3))
+        assertThat(kafka.readValues(accounts(settings), 3, Duration.ZERO))
             .containsSubsequence("{\"amount\":1}", "{\"amount\":2}", "{\"amount\":3}");
         await().atMost(TIMEOUT).until(() -> relay.health().ready());
       }
@@ -141,20 +138,7 @@ class RelayOutagesIT {
     }
   }
 
-  private static List<String> read(KafkaProcess kafka, Map<String, String> settings, int count) {
-    Map<String, Object> config = new HashMap<>(kafka.clientSettings("", ""));
-    config.put(ConsumerConfig.GROUP_ID_CONFIG, UniqueNames.group("read"));
-    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
-    List<String> values = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + TIMEOUT.toNanos();
-      while (values.size() < count && System.nanoTime() < deadline) {
-        consumer.poll(Duration.ofMillis(100)).forEach(r -> values.add(r.value()));
-      }
-    }
-    return values;
+  private static String accounts(Map<String, String> settings) {
+    return settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
   }
 }

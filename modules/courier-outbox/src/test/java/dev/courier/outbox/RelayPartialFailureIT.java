@@ -11,16 +11,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,9 +67,10 @@ class RelayPartialFailureIT {
             .atMost(TIMEOUT)
             .until(() -> meters.get("courier.outbox.resent").counter().count() >= 8);
         kafka.start(2);
-        assertThat(read(kafka, payments, 3)).containsExactly("1", "2", "3");
+        assertThat(kafka.readValues(payments, 3, Duration.ofSeconds(1)))
+            .containsExactly("1", "2", "3");
         await().atMost(TIMEOUT).until(() -> relay.health().ready());
-        List<String> account = read(kafka, accounts, 6);
+        List<String> account = kafka.readValues(accounts, 6, Duration.ofSeconds(1));
         // The record before the first failure went once; from the failure on, everything of its
         // batch went again, in order, each time (how Debezium cut the batches decides how much).
         assertThat(account).filteredOn("1"::equals).hasSize(1);
@@ -100,29 +95,5 @@ class RelayPartialFailureIT {
         .eventType("E")
         .json(String.valueOf(n))
         .build();
-  }
-
-  /**
-   * Everything in the topic once at least {@code min} records arrived and a second passed quiet.
-   */
-  private static List<String> read(KafkaProcess kafka, String topic, int min) {
-    Map<String, Object> config = new HashMap<>(kafka.clientSettings("", ""));
-    config.put(ConsumerConfig.GROUP_ID_CONFIG, UniqueNames.group("read"));
-    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    List<String> values = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + TIMEOUT.toNanos();
-      int quiet = 0;
-      while (System.nanoTime() < deadline && (values.size() < min || quiet < 5)) {
-        var batch = consumer.poll(Duration.ofMillis(200));
-        quiet = batch.isEmpty() ? quiet + 1 : 0;
-        for (ConsumerRecord<String, String> r : batch) {
-          values.add(r.value());
-        }
-      }
-    }
-    return values;
   }
 }
