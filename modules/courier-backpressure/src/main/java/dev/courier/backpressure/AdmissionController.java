@@ -32,7 +32,9 @@ public interface AdmissionController {
     Duration maxOldestAge;
     double maxLagGrowthRate = Double.POSITIVE_INFINITY;
     BacklogSignals signals;
-    boolean failClosed;
+    UnknownBacklog onUnknown = UnknownBacklog.ADMIT;
+    Duration staleAfter = Duration.ofSeconds(30);
+    java.time.Clock clock = java.time.Clock.systemUTC();
     Duration retryAfter = Duration.ofSeconds(1);
     Duration maxRetryAfter = Duration.ofMinutes(5);
     MeterRegistry registry = new SimpleMeterRegistry();
@@ -89,9 +91,31 @@ public interface AdmissionController {
       return this;
     }
 
-    /** Refuse when the monitor has no figures for a watched group (default: admit). */
-    public Builder failClosed(boolean failClosed) {
-      this.failClosed = failClosed;
+    /**
+     * What to do when a watched group's backlog is unknown or stale (default {@link
+     * UnknownBacklog#ADMIT}: a monitoring outage must not stop the business; see {@link
+     * UnknownBacklog}).
+     */
+    public Builder onUnknown(UnknownBacklog policy) {
+      this.onUnknown = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Figures older than this count as unknown (default 30 s, the monitor's own {@code
+     * monitor.stale.after.ms} default): admission never decides on an old snapshot.
+     */
+    public Builder staleAfter(Duration staleAfter) {
+      if (staleAfter.isNegative() || staleAfter.isZero()) {
+        throw new IllegalArgumentException("staleAfter must be positive, got " + staleAfter);
+      }
+      this.staleAfter = staleAfter;
+      return this;
+    }
+
+    /** The clock staleness is measured with. */
+    public Builder clock(java.time.Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
@@ -108,6 +132,32 @@ public interface AdmissionController {
     public Builder registry(MeterRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
       return this;
+    }
+
+    /**
+     * Applies every setting of {@code config}; watched groups are read from the monitor service at
+     * {@code admission.monitor.url}.
+     */
+    public Builder config(AdmissionConfig config) {
+      if (config.maxInFlight() > 0) {
+        maxInFlight(config.maxInFlight());
+      }
+      if (config.maxInFlightBytes() > 0) {
+        maxInFlightBytes(config.maxInFlightBytes());
+      }
+      if (config.maxOldestAgeMillis() > 0) {
+        maxOldestAge(Duration.ofMillis(config.maxOldestAgeMillis()));
+      }
+      if (config.maxLagGrowthRate() > 0) {
+        maxLagGrowthRate(config.maxLagGrowthRate());
+      }
+      if (!config.groups().isEmpty()) {
+        watch(
+            BacklogSignals.http(config.monitorUrl(), config.monitorCache()),
+            config.groups().toArray(String[]::new));
+      }
+      onUnknown(config.onUnknown());
+      return staleAfter(config.staleAfter());
     }
 
     public AdmissionController build() {

@@ -23,7 +23,10 @@ final class DefaultAdmissionController implements AdmissionController {
   private final Duration maxAge;
   private final double maxGrowth;
   private final BacklogSignals signals;
-  private final boolean failClosed;
+  private final UnknownBacklog onUnknown;
+  private final Duration staleAfter;
+  private final java.time.Clock clock;
+  private final Counter admittedUnknown;
   private final Duration retryAfter;
   private final Duration maxRetryAfter;
   private final AtomicInteger units = new AtomicInteger();
@@ -38,10 +41,13 @@ final class DefaultAdmissionController implements AdmissionController {
     this.maxAge = b.maxOldestAge;
     this.maxGrowth = b.maxLagGrowthRate;
     this.signals = b.signals;
-    this.failClosed = b.failClosed;
+    this.onUnknown = b.onUnknown;
+    this.staleAfter = b.staleAfter;
+    this.clock = b.clock;
     this.retryAfter = b.retryAfter;
     this.maxRetryAfter = b.maxRetryAfter;
     this.admittedCounter = counter(b, "admitted", "none");
+    this.admittedUnknown = counter(b, "admitted", "unknown");
     for (RejectReason reason : RejectReason.values()) {
       rejected.put(reason, counter(b, "rejected", reason.tag()));
     }
@@ -60,11 +66,14 @@ final class DefaultAdmissionController implements AdmissionController {
         .register(b.registry);
   }
 
+  /** What the backlog says: a refusal, or go on (noting that some backlog was unknown). */
+  private record BacklogCheck(Optional<Admission> refusal, boolean unknown) {}
+
   @Override
   public Admission tryAdmit(Work work) {
-    Optional<Admission> backlog = checkBacklog();
-    if (backlog.isPresent()) {
-      return count(backlog.get());
+    BacklogCheck backlog = checkBacklog();
+    if (backlog.refusal().isPresent()) {
+      return count(backlog.refusal().get(), false);
     }
     int u = units.incrementAndGet();
     if (u > maxInFlight) {
@@ -73,7 +82,8 @@ final class DefaultAdmissionController implements AdmissionController {
           Admission.rejected(
               RejectReason.IN_FLIGHT,
               "already " + (u - 1) + " units admitted and unfinished (limit " + maxInFlight + ")",
-              retryAfter));
+              retryAfter),
+          false);
     }
     long b = bytes.addAndGet(work.bytes());
     if (b > maxBytes && b != work.bytes()) {
@@ -84,7 +94,8 @@ final class DefaultAdmissionController implements AdmissionController {
           Admission.rejected(
               RejectReason.BYTES,
               (b - work.bytes()) + " bytes admitted and unfinished (limit " + maxBytes + ")",
-              retryAfter));
+              retryAfter),
+          false);
     }
     long size = work.bytes();
     return count(
@@ -92,23 +103,41 @@ final class DefaultAdmissionController implements AdmissionController {
             () -> {
               bytes.addAndGet(-size);
               units.decrementAndGet();
-            }));
+            }),
+        backlog.unknown());
   }
 
-  private Optional<Admission> checkBacklog() {
+  private BacklogCheck checkBacklog() {
+    java.time.Instant now = clock.instant();
+    boolean anyUnknown = false;
     for (String group : groups) {
       Optional<GroupLag> lag = signals.group(group);
+      String unknown = null;
       if (lag.isEmpty()) {
-        if (failClosed) {
-          return Optional.of(
-              Admission.rejected(
-                  RejectReason.NO_SIGNAL, "no backlog figures for group " + group, retryAfter));
+        unknown = "no backlog figures for group " + group;
+      } else if (lag.get().verdict().status() == Status.UNKNOWN) {
+        unknown = "group " + group + " has no figures: " + lag.get().verdict().reason();
+      } else if (lag.get().age(now).compareTo(staleAfter) > 0) {
+        unknown =
+            "the figures of group "
+                + group
+                + " are "
+                + lag.get().age(now).toSeconds()
+                + " s old (stale after "
+                + staleAfter.toSeconds()
+                + " s)";
+      }
+      if (unknown != null) {
+        if (onUnknown == UnknownBacklog.REFUSE) {
+          return new BacklogCheck(
+              Optional.of(Admission.rejected(RejectReason.NO_SIGNAL, unknown, retryAfter)), true);
         }
+        anyUnknown = true;
         continue;
       }
       GroupLag g = lag.get();
       if (maxAge != null && g.maxOldestAge().compareTo(maxAge) > 0) {
-        return Optional.of(
+        return refuse(
             Admission.rejected(
                 RejectReason.OLDEST_AGE,
                 "group "
@@ -121,7 +150,7 @@ final class DefaultAdmissionController implements AdmissionController {
                 backlogRetryAfter(g, g.maxOldestAge().minus(maxAge))));
       }
       if (g.lagGrowthRate() > maxGrowth) {
-        return Optional.of(
+        return refuse(
             Admission.rejected(
                 RejectReason.LAG_GROWTH,
                 String.format(
@@ -133,7 +162,11 @@ final class DefaultAdmissionController implements AdmissionController {
                 backlogRetryAfter(g, retryAfter)));
       }
     }
-    return Optional.empty();
+    return new BacklogCheck(Optional.empty(), anyUnknown);
+  }
+
+  private static BacklogCheck refuse(Admission refusal) {
+    return new BacklogCheck(Optional.of(refusal), false);
   }
 
   /** The group's estimated time to drain when known, else the excess; within the bounds. */
@@ -145,9 +178,9 @@ final class DefaultAdmissionController implements AdmissionController {
     return d.compareTo(maxRetryAfter) > 0 ? maxRetryAfter : d;
   }
 
-  private Admission count(Admission admission) {
+  private Admission count(Admission admission, boolean unknownBacklog) {
     if (admission.admitted()) {
-      admittedCounter.increment();
+      (unknownBacklog ? admittedUnknown : admittedCounter).increment();
     } else {
       rejected.get(admission.reason().get()).increment();
     }

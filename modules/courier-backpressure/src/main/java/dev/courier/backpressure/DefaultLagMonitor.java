@@ -1,26 +1,29 @@
 package dev.courier.backpressure;
 
+import dev.courier.backpressure.internal.AgeBook;
 import dev.courier.backpressure.internal.ClusterOffsets;
+import dev.courier.backpressure.internal.ClusterOffsets.Assignment;
 import dev.courier.backpressure.internal.ClusterOffsets.GroupOffsets;
 import dev.courier.backpressure.internal.ClusterOffsets.Owner;
+import dev.courier.backpressure.internal.GroupRows;
+import dev.courier.backpressure.internal.GroupWindows;
 import dev.courier.backpressure.internal.MetricSums;
 import dev.courier.backpressure.internal.OffsetCollector;
-import dev.courier.backpressure.internal.OffsetTimeTable;
 import dev.courier.backpressure.internal.OldestRecordReader;
-import dev.courier.backpressure.internal.OldestRecordReader.Position;
-import dev.courier.backpressure.internal.PartitionWindow;
+import dev.courier.backpressure.internal.PairFigures;
+import dev.courier.backpressure.internal.PartitionTable;
+import dev.courier.backpressure.internal.TickPartitions;
+import dev.courier.backpressure.internal.WindowSlots;
+import dev.courier.core.ServiceHealth;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -34,31 +37,27 @@ final class DefaultLagMonitor implements LagMonitor {
 
   private static final Logger LOG = LoggerFactory.getLogger(DefaultLagMonitor.class);
 
-  private record Key(String group, TopicPartition partition) {}
-
-  /** The timestamp last read for a group's position; reused while fresh and unchanged. */
-  private record AgeMemo(long position, long timestamp, Instant readAt) {}
-
   private final MonitorConfig config;
-  private final boolean estimate;
-  private final boolean fromEarliest;
   private final Clock clock;
   private final Admin admin;
   private final OffsetCollector collector;
   private final OldestRecordReader reader;
-  private final StatusEvaluator evaluator;
+  private final WindowSlots slots;
+  private final PartitionTable partitions;
+  private final AgeBook ages;
+  private final PairFigures figures;
   private final MonitorMetrics metrics;
-  private final Map<Key, PartitionWindow> windows = new HashMap<>();
-  private final Map<Key, AgeMemo> memos = new HashMap<>();
-  private final Map<TopicPartition, OffsetTimeTable> tables = new HashMap<>();
+  private final Map<String, GroupWindows> windows = new HashMap<>();
+  private int tickNumber;
+  private long previousTickAt = Long.MIN_VALUE;
   private volatile LagSnapshot latest = LagSnapshot.EMPTY;
-  private volatile boolean healthy = true;
+  private volatile String lastFailure;
+  private volatile Instant tickStartedAt;
   private ScheduledExecutorService scheduler;
 
   DefaultLagMonitor(MonitorConfig config, MeterRegistry registry, Clock clock) {
     this.config = config;
-    this.estimate = config.estimateAge();
-    this.fromEarliest = config.uncommittedFromEarliest();
+    boolean estimate = config.estimateAge();
     this.clock = clock;
     Map<String, Object> client = config.clients().admin();
     client.putIfAbsent("client.id", "courier-monitor-admin");
@@ -66,11 +65,23 @@ final class DefaultLagMonitor implements LagMonitor {
     // classic one after retry.backoff.ms: at the default 100 ms that wait dominated every tick.
     client.putIfAbsent("retry.backoff.ms", 10);
     this.admin = Admin.create(client);
-    Duration timeout = config.tickInterval().multipliedBy(2).plusSeconds(10);
+    // A partition without a leader is waited for this long, then reported UNKNOWN: it bounds the
+    // tick, it does not fail it.
+    Duration timeout = max(Duration.ofSeconds(5), config.tickInterval().multipliedBy(2));
     this.collector =
-        new OffsetCollector(admin, config.groups(), config.excludePattern(), fromEarliest, timeout);
+        new OffsetCollector(
+            admin,
+            config.groups(),
+            config.includePattern(),
+            config.excludePattern(),
+            config.uncommittedFromEarliest(),
+            timeout);
     this.reader = estimate ? null : new OldestRecordReader(config.clients().consumer());
-    this.evaluator = new StatusEvaluator(config.window());
+    this.slots = new WindowSlots(config.window());
+    this.partitions = new PartitionTable(slots, estimate);
+    this.ages =
+        estimate ? null : new AgeBook(reader, config.ageCacheTtl(), config.ageReadTimeout());
+    this.figures = new PairFigures(slots, partitions, ages, config.uncommittedFromEarliest());
     this.metrics =
         new MonitorMetrics(registry, estimate ? "estimate" : "exact", config.partitionMeters());
   }
@@ -78,36 +89,61 @@ final class DefaultLagMonitor implements LagMonitor {
   @Override
   public synchronized LagSnapshot tick() {
     long started = System.nanoTime();
+    tickStartedAt = clock.instant();
     long adminBefore = MetricSums.requestTotal(admin.metrics(), "admin-client-metrics");
     long fetchBefore = reader == null ? 0 : reader.fetchRequests();
     try {
       ClusterOffsets offsets = collector.collect();
-      Instant now = clock.instant();
-      offsets.logEndOffsets().forEach((tp, end) -> table(tp).add(end, now));
-      Map<String, Set<TopicPartition>> partitionsByGroup = new HashMap<>();
-      offsets.groups().forEach((g, go) -> partitionsByGroup.put(g, partitionsOf(go)));
-      Map<Key, Long> agePositions = agePositions(offsets, partitionsByGroup);
-      readTimestamps(agePositions, offsets.logEndOffsets(), now);
-      Map<String, GroupLag> groups = new HashMap<>();
-      Set<Key> seen = new HashSet<>();
+      // Millisecond times: record timestamps are milliseconds, and ages should come out exact.
+      Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+      long nowMillis = now.toEpochMilli();
+      int tick = ++tickNumber;
+      int opened = slots.advance(nowMillis);
+      Map<String, Owner[]> owners = new HashMap<>();
       for (GroupOffsets g : offsets.groups().values()) {
-        List<PartitionLag> parts = new ArrayList<>();
-        for (TopicPartition tp : partitionsByGroup.get(g.group())) {
-          Long end = offsets.logEndOffsets().get(tp);
-          if (end == null) {
-            continue;
-          }
-          Key key = new Key(g.group(), tp);
-          seen.add(key);
-          parts.add(partition(key, g, end, offsets, agePositions.get(key), now));
-        }
-        parts.sort(
-            Comparator.comparing(PartitionLag::topic).thenComparing(PartitionLag::partition));
-        groups.put(g.group(), GroupLag.of(g.group(), g.state(), g.members(), parts));
+        owners.put(
+            g.group(), refer(g, windows.computeIfAbsent(g.group(), k -> new GroupWindows()), tick));
       }
-      windows.keySet().retainAll(seen);
-      memos.keySet().retainAll(seen);
-      tables.keySet().retainAll(offsets.logEndOffsets().keySet());
+      windows.keySet().retainAll(offsets.groups().keySet());
+      partitions.observe(
+          tick,
+          nowMillis,
+          opened,
+          offsets.logEndOffsets(),
+          offsets.logStartOffsets(),
+          offsets.partitionProblems());
+      if (ages != null) {
+        windows.values().forEach(this::wantAges);
+        ages.resolve(nowMillis, partitions::partition, offsets.logEndOffsets());
+      }
+      TickPartitions tickPartitions = partitions.figures();
+      Map<String, GroupLag> groups = new HashMap<>();
+      for (GroupOffsets g : offsets.groups().values()) {
+        GroupRows rows =
+            figures.rows(
+                g.group(),
+                windows.get(g.group()),
+                owners.get(g.group()),
+                tickPartitions,
+                nowMillis,
+                previousTickAt,
+                opened);
+        groups.put(
+            g.group(),
+            GroupLag.rolledUp(g.group(), g.state(), g.members(), rows, rows.rollUp(), now));
+      }
+      offsets
+          .groupProblems()
+          .forEach(
+              (group, reason) ->
+                  groups.put(
+                      group,
+                      GroupLag.unknown(
+                          group,
+                          reason.startsWith("not found") ? "NotFound" : "Unknown",
+                          reason,
+                          now)));
+      previousTickAt = nowMillis;
       long adminRequests =
           MetricSums.requestTotal(admin.metrics(), "admin-client-metrics") - adminBefore;
       long fetchRequests = reader == null ? 0 : reader.fetchRequests() - fetchBefore;
@@ -117,138 +153,64 @@ final class DefaultLagMonitor implements LagMonitor {
               Duration.ofNanos(System.nanoTime() - started),
               adminRequests,
               fetchRequests,
-              groups);
-      healthy = true;
+              groups,
+              logEnds(tickPartitions));
+      lastFailure = null;
       metrics.publish(latest);
       metrics.recordTick(Duration.ofNanos(System.nanoTime() - started));
       return latest;
     } catch (RuntimeException e) {
-      healthy = false;
+      lastFailure = e.getMessage();
       metrics.failedTick();
       throw e;
+    } finally {
+      tickStartedAt = null;
     }
   }
 
-  private PartitionLag partition(
-      Key key, GroupOffsets g, long end, ClusterOffsets offsets, Long agePosition, Instant now) {
-    TopicPartition tp = key.partition();
-    Long committed = g.committed().get(tp);
-    long lag;
-    if (committed != null) {
-      lag = Math.max(0, end - committed);
-    } else if (fromEarliest) {
-      lag = Math.max(0, end - offsets.logStartOffsets().getOrDefault(tp, end));
-    } else {
-      lag = 0;
-    }
-    Duration age = age(key, lag, agePosition, now);
-    PartitionWindow window =
-        windows.computeIfAbsent(key, k -> new PartitionWindow(config.window()));
-    window.add(new OffsetSample(now, committed == null ? -1 : committed, end, lag));
-    Owner owner = g.owners().getOrDefault(tp, Owner.NONE);
-    Verdict verdict = evaluator.evaluate(window, window.lastAdvance(), owner != Owner.NONE, now);
-    return new PartitionLag(
-        g.group(),
-        tp.topic(),
-        tp.partition(),
-        committed == null ? -1 : committed,
-        end,
-        lag,
-        age,
-        estimate,
-        owner.consumerId(),
-        owner.host(),
-        owner.clientId(),
-        window.rates(),
-        verdict);
-  }
-
-  private Duration age(Key key, long lag, Long position, Instant now) {
-    if (lag == 0 || position == null) {
-      return Duration.ZERO;
-    }
-    if (reader == null) {
-      return nonNegative(Duration.between(table(key.partition()).producedAt(position), now));
-    }
-    AgeMemo memo = memos.get(key);
-    if (memo == null) {
-      LOG.debug("no record read in time for {} at {}", key, position);
-      return Duration.ZERO;
-    }
-    if (memo.timestamp() == OldestRecordReader.NOTHING_WAITING) {
-      return Duration.ZERO;
-    }
-    // A memo of an older position (the read timed out) overstates the age slightly, never hides it.
-    return nonNegative(Duration.between(Instant.ofEpochMilli(memo.timestamp()), now));
-  }
-
-  /** Where each lagging partition's oldest unconsumed record sits, per group. */
-  private Map<Key, Long> agePositions(
-      ClusterOffsets offsets, Map<String, Set<TopicPartition>> partitionsByGroup) {
-    Map<Key, Long> positions = new HashMap<>();
-    for (GroupOffsets g : offsets.groups().values()) {
-      for (TopicPartition tp : partitionsByGroup.get(g.group())) {
-        Long end = offsets.logEndOffsets().get(tp);
-        Long committed = g.committed().get(tp);
-        Long position =
-            committed != null ? committed : fromEarliest ? offsets.logStartOffsets().get(tp) : end;
-        if (end != null && position != null && position < end) {
-          positions.put(new Key(g.group(), tp), position);
-        }
+  /** Marks the group's partitions (committed or owned) as referred to this tick. */
+  private Owner[] refer(GroupOffsets g, GroupWindows w, int tick) {
+    g.committed()
+        .forEach(
+            (tp, om) -> {
+              if (om != null) {
+                w.row(partitions.id(tp, tick), tick, om.offset(), -1);
+              }
+            });
+    Owner[] owners = new Owner[g.assignments().size()];
+    for (int i = 0; i < owners.length; i++) {
+      Assignment a = g.assignments().get(i);
+      owners[i] = a.owner();
+      for (TopicPartition tp : a.partitions()) {
+        w.row(partitions.id(tp, tick), tick, -1, i);
       }
     }
-    return positions;
+    w.sweep(tick);
+    return owners;
   }
 
-  /**
-   * Reads the timestamps of positions not read before (or read longer ago than the cache time:
-   * retention may have deleted the record since), each distinct position once for all groups.
-   */
-  private void readTimestamps(
-      Map<Key, Long> positions, Map<TopicPartition, Long> ends, Instant now) {
-    if (reader == null || positions.isEmpty()) {
-      return;
+  private void wantAges(GroupWindows w) {
+    for (int row = 0; row < w.count(); row++) {
+      long position = figures.waitingAt(w, row);
+      if (position >= 0) {
+        ages.want(w.id(row), position);
+      }
     }
-    Duration ttl = config.ageCacheTtl();
-    Map<Key, Position> stale = new HashMap<>();
-    positions.forEach(
-        (key, offset) -> {
-          AgeMemo memo = memos.get(key);
-          if (memo == null
-              || memo.position() != offset
-              || Duration.between(memo.readAt(), now).compareTo(ttl) >= 0) {
-            stale.put(key, new Position(key.partition(), offset));
-          }
-        });
-    if (stale.isEmpty()) {
-      return;
+  }
+
+  private static List<LogEnd> logEnds(TickPartitions t) {
+    List<LogEnd> ends = new ArrayList<>();
+    for (int id = 0; id < t.partitions().length; id++) {
+      TopicPartition tp = t.partitions()[id];
+      if (tp != null && t.ends()[id] >= 0) {
+        ends.add(new LogEnd(tp.topic(), tp.partition(), t.ends()[id], t.produceRates()[id]));
+      }
     }
-    Map<Position, Long> read =
-        reader.read(new HashSet<>(stale.values()), ends, config.ageReadTimeout());
-    stale.forEach(
-        (key, position) -> {
-          Long timestamp = read.get(position);
-          if (timestamp != null) {
-            memos.put(key, new AgeMemo(position.offset(), timestamp, now));
-          }
-        });
+    return ends;
   }
 
-  private static Set<TopicPartition> partitionsOf(GroupOffsets g) {
-    Set<TopicPartition> all =
-        new TreeSet<>(
-            Comparator.comparing(TopicPartition::topic).thenComparing(TopicPartition::partition));
-    all.addAll(g.committed().keySet());
-    all.addAll(g.owners().keySet());
-    return all;
-  }
-
-  private OffsetTimeTable table(TopicPartition tp) {
-    return tables.computeIfAbsent(tp, k -> new OffsetTimeTable(64));
-  }
-
-  private static Duration nonNegative(Duration d) {
-    return d.isNegative() ? Duration.ZERO : d;
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   @Override
@@ -257,8 +219,49 @@ final class DefaultLagMonitor implements LagMonitor {
   }
 
   @Override
-  public boolean healthy() {
-    return healthy;
+  public ServiceHealth health() {
+    Instant now = clock.instant();
+    LagSnapshot snapshot = latest;
+    String failure = lastFailure;
+    if (snapshot == LagSnapshot.EMPTY) {
+      return failure == null
+          ? ServiceHealth.waiting("STARTING", "no tick yet", now)
+          : ServiceHealth.waiting("STALE", "no tick has succeeded yet: " + failure, now);
+    }
+    Duration age = Duration.between(snapshot.at(), now);
+    if (age.compareTo(config.staleAfter()) > 0) {
+      return ServiceHealth.waiting(
+          "STALE",
+          "figures are "
+              + age.toSeconds()
+              + " s old ("
+              + MonitorConfig.STALE_AFTER_MS
+              + "="
+              + config.staleAfter().toMillis()
+              + ")"
+              + (failure == null ? "" : "; the last tick failed: " + failure)
+              + running(now),
+          snapshot.at());
+    }
+    return ServiceHealth.up(
+        "OK",
+        "figures from "
+            + snapshot.at()
+            + (failure == null ? "" : "; the last tick failed, within the stale bound: " + failure),
+        snapshot.at());
+  }
+
+  /** Why no newer figures: a tick waiting for Kafka says how long it has waited. */
+  private String running(Instant now) {
+    Instant started = tickStartedAt;
+    return started == null
+        ? ""
+        : "; a tick has waited " + Duration.between(started, now).toSeconds() + " s for Kafka";
+  }
+
+  @Override
+  public Duration staleAfter() {
+    return config.staleAfter();
   }
 
   @Override

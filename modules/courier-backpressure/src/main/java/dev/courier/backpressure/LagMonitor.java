@@ -1,5 +1,6 @@
 package dev.courier.backpressure;
 
+import dev.courier.core.ServiceHealth;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 
@@ -26,8 +27,20 @@ public interface LagMonitor extends BacklogSignals, AutoCloseable {
   /** Ticks every {@code monitor.tick.interval.ms} on a background thread until closed. */
   void start();
 
-  /** True while ticks succeed; false after a failed tick, until the next successful one. */
-  boolean healthy();
+  /**
+   * Ready while the latest figures are younger than {@code monitor.stale.after.ms}; otherwise STALE
+   * (or STARTING) with the reason, the last tick's failure included. One failed tick does not make
+   * the figures wrong, only older.
+   */
+  ServiceHealth health();
+
+  /** Whether the figures are fresh (see {@link #health()}). */
+  default boolean healthy() {
+    return health().ready();
+  }
+
+  /** How old figures may be before they are stale. */
+  java.time.Duration staleAfter();
 
   @Override
   default java.util.Optional<GroupLag> group(String group) {

@@ -19,7 +19,9 @@ public final class MonitorConfig extends AbstractConfig {
 
   public static final String BOOTSTRAP_SERVERS = ClientSettings.BOOTSTRAP_SERVERS;
   public static final String GROUPS = "monitor.groups";
+  public static final String GROUPS_PATTERN = "monitor.groups.pattern";
   public static final String GROUPS_EXCLUDE = "monitor.groups.exclude.pattern";
+  public static final String STALE_AFTER_MS = "monitor.stale.after.ms";
   public static final String TICK_MS = "monitor.tick.interval.ms";
   public static final String WINDOW_MS = "monitor.window.ms";
   public static final String AGE_MODE = "monitor.oldest.age.mode";
@@ -36,21 +38,34 @@ public final class MonitorConfig extends AbstractConfig {
               Type.LIST,
               List.of(),
               Importance.HIGH,
-              "Consumer groups to watch; empty watches every consumer group the cluster lists.")
+              "Consumer groups to watch by name: always reported, a group that does not exist yet"
+                  + " as UNKNOWN (not found). With monitor.groups.pattern too, both count.")
+          .define(
+              GROUPS_PATTERN,
+              Type.STRING,
+              "",
+              MonitorConfig::regex,
+              Importance.HIGH,
+              "Regular expression of consumer group ids to watch (as kafka-lag-exporter's and"
+                  + " Burrow's allow lists), checked against the cluster's groups every tick: new"
+                  + " groups appear without a restart and deleted ones go. Empty with"
+                  + " monitor.groups empty watches every group.")
           .define(
               GROUPS_EXCLUDE,
               Type.STRING,
               "",
-              (name, value) -> {
-                try {
-                  Pattern.compile((String) value);
-                } catch (PatternSyntaxException e) {
-                  throw new ConfigException(
-                      name, value, "not a regular expression: " + e.getDescription());
-                }
-              },
+              MonitorConfig::regex,
               Importance.LOW,
-              "Regular expression of group ids to leave out when watching every group.")
+              "Regular expression of group ids to leave out of those the cluster lists.")
+          .define(
+              STALE_AFTER_MS,
+              Type.LONG,
+              30_000L,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "Figures older than this are stale: /v1/groups says so, /health answers 503 with"
+                  + " the reason, and admission control treats the groups as unknown. Must span"
+                  + " at least two ticks.")
           .define(
               TICK_MS,
               Type.LONG,
@@ -126,6 +141,12 @@ public final class MonitorConfig extends AbstractConfig {
   public MonitorConfig(Map<String, ?> originals) {
     super(CONFIG, originals, false);
     this.clients = ClientSettings.of(this);
+    if (staleAfter().compareTo(tickInterval().multipliedBy(2)) < 0) {
+      throw new ConfigException(
+          STALE_AFTER_MS,
+          getLong(STALE_AFTER_MS),
+          "must span at least two ticks (" + TICK_MS + "=" + getLong(TICK_MS) + ")");
+    }
     if (window().compareTo(tickInterval().multipliedBy(2)) < 0) {
       throw new ConfigException(
           WINDOW_MS,
@@ -144,6 +165,26 @@ public final class MonitorConfig extends AbstractConfig {
 
   public List<String> groups() {
     return getList(GROUPS);
+  }
+
+  private static void regex(String name, Object value) {
+    try {
+      Pattern.compile((String) value);
+    } catch (PatternSyntaxException e) {
+      throw new ConfigException(name, value, "not a regular expression: " + e.getDescription());
+    }
+  }
+
+  /** The groups to pick from the cluster's listing, or null when only monitor.groups count. */
+  public Pattern includePattern() {
+    String regex = getString(GROUPS_PATTERN);
+    return regex.isEmpty()
+        ? (groups().isEmpty() ? Pattern.compile(".*") : null)
+        : Pattern.compile(regex);
+  }
+
+  public Duration staleAfter() {
+    return Duration.ofMillis(getLong(STALE_AFTER_MS));
   }
 
   public Pattern excludePattern() {

@@ -108,35 +108,38 @@ final class MonitorMetrics implements AutoCloseable {
     adminRequests.set(snapshot.adminRequests());
     fetchRequests.set(snapshot.fetchRequests());
     for (GroupLag g : snapshot.groups().values()) {
-      double commitRate = 0;
-      for (PartitionLag p : g.partitions()) {
-        commitRate += p.rates().commitRate();
-        String partition = String.valueOf(p.partition());
-        if (partitionMeters) {
+      if (partitionMeters) {
+        for (PartitionLag p : g.partitions()) {
+          String partition = String.valueOf(p.partition());
+          // An unknown row has no figures, and a zero would claim the partition is caught up.
           partitions.set(
               List.of(p.group(), p.topic(), partition),
               () -> Tags.of("group", p.group(), "topic", p.topic(), "partition", partition),
-              p.lag(),
-              seconds(p.oldestAge()),
+              p.known() ? p.lag() : Double.NaN,
+              p.known() ? seconds(p.oldestAge()) : Double.NaN,
               p.committedOffset(),
               p.verdict().status().code());
         }
-        topicPartitions.set(
-            List.of(p.topic(), partition),
-            () -> Tags.of("topic", p.topic(), "partition", partition),
-            p.logEndOffset(),
-            p.rates().produceRate());
       }
+      boolean unknown = g.verdict().status() == Status.UNKNOWN;
       groups.set(
           g.group(),
           () -> Tags.of("group", g.group()),
-          g.sumLag(),
+          unknown ? Double.NaN : g.sumLag(),
           g.maxLag(),
           seconds(g.maxOldestAge()),
           g.verdict().status().code(),
           g.lagGrowthRate(),
-          commitRate,
+          g.commitRate(),
           g.timeToDrain().map(MonitorMetrics::seconds).orElse(Double.POSITIVE_INFINITY));
+    }
+    for (LogEnd e : snapshot.logEnds()) {
+      String partition = String.valueOf(e.partition());
+      topicPartitions.set(
+          List.of(e.topic(), partition),
+          () -> Tags.of("topic", e.topic(), "partition", partition),
+          e.offset(),
+          e.produceRate());
     }
     partitions.removeUnset();
     groups.removeUnset();

@@ -1,46 +1,50 @@
 package dev.courier.backpressure;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.courier.backpressure.internal.LagJson;
+import dev.courier.core.HttpEndpoints;
+import dev.courier.core.HttpEndpoints.Response;
+import dev.courier.core.ServiceHealth;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.net.InetSocketAddress;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
+import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
+import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The monitor as a service: a ticking {@link LagMonitor} and an HTTP server with {@code /metrics}
- * (Prometheus text), {@code /v1/groups}, {@code /v1/groups/{group}} (per-partition detail) and
- * {@code /health} (200 while ticks succeed, 503 otherwise). JVM memory and thread meters are on
- * {@code /metrics} too.
+ * The monitor as a service: a ticking {@link LagMonitor} and an HTTP side with exact routes, GET
+ * and HEAD only: {@code /metrics} (Prometheus text, streamed), {@code /v1/groups} and {@code
+ * /v1/groups/{group}} (per-partition detail, each with its age and whether it is stale), {@code
+ * /health} = {@code /health/ready} (503 with the reason once the figures are stale) and {@code
+ * /health/live}. JVM memory and thread meters are on {@code /metrics} too.
+ *
+ * <p>Replicas are independent: each reads the cluster itself, so two replicas serve the same
+ * figures (rates and statuses may differ by a tick) and either can answer a probe or a scrape.
  */
 public final class MonitorService implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(MonitorService.class);
+  private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
 
   private final LagMonitor monitor;
   private final PrometheusMeterRegistry registry;
-  private final HttpServer server;
+  private final Clock clock;
+  private final String method;
+  private HttpEndpoints http;
 
-  private MonitorService(MonitorConfig config, Clock clock) throws IOException {
+  private MonitorService(MonitorConfig config, Clock clock) {
+    this.clock = clock;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
@@ -48,120 +52,103 @@ public final class MonitorService implements AutoCloseable {
     settings.put(MonitorConfig.PARTITION_METERS, false);
     MonitorConfig serviceConfig = new MonitorConfig(settings);
     this.monitor = LagMonitor.create(serviceConfig, registry, clock);
-    String method = serviceConfig.estimateAge() ? "estimate" : "exact";
-    this.server = HttpServer.create(new InetSocketAddress(config.httpPort()), 0);
-    server.setExecutor(Executors.newFixedThreadPool(2));
-    server.createContext("/metrics", ex -> metrics(ex, method));
-    server.createContext(
-        "/health",
-        ex ->
-            respond(
-                ex,
-                monitor.healthy() ? 200 : 503,
-                "application/json",
-                "{\"status\":\"" + (monitor.healthy() ? "UP" : "DOWN") + "\"}"));
-    server.createContext("/v1/groups", this::groups);
+    this.method = serviceConfig.estimateAge() ? "estimate" : "exact";
   }
 
-  /** Starts ticking and serving; fails with the offending key when the configuration is bad. */
+  /**
+   * Starts ticking and serving.
+   *
+   * @throws ConfigException naming {@code monitor.http.port} when the port cannot be bound
+   */
   public static MonitorService start(MonitorConfig config, Clock clock) {
+    MonitorService service = new MonitorService(config, clock);
     try {
-      MonitorService service = new MonitorService(config, clock);
-      service.server.start();
-      service.monitor.start();
-      LOG.info("courier monitor serving on port {}", service.port());
-      return service;
+      service.http = service.routes().start(config.httpPort());
     } catch (IOException e) {
-      throw new IllegalStateException(
-          "cannot listen on " + MonitorConfig.HTTP_PORT + "=" + config.httpPort() + ": " + e, e);
+      service.monitor.close();
+      throw new ConfigException(MonitorConfig.HTTP_PORT, config.httpPort(), "cannot listen: " + e);
     }
+    service.monitor.start();
+    LOG.info("courier monitor serving on port {}", service.port());
+    return service;
+  }
+
+  private HttpEndpoints.Builder routes() {
+    return HttpEndpoints.builder()
+        .get("/health", this::ready)
+        .get("/health/ready", this::ready)
+        .get("/health/live", () -> Response.json(200, monitor.health().livenessJson()))
+        .get("/metrics", () -> Response.streamed(200, PROMETHEUS, this::scrape))
+        .get("/v1/groups", this::groups)
+        .getWithParameter("/v1/groups/", this::group);
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return http.port();
   }
 
   public LagMonitor monitor() {
     return monitor;
   }
 
-  /** Streams the scrape: the registry's meters, then the per-partition rows of the last tick. */
-  private void metrics(HttpExchange ex, String method) throws IOException {
-    ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-    ex.sendResponseHeaders(200, 0);
-    try (Writer out =
-        new BufferedWriter(
-            new OutputStreamWriter(ex.getResponseBody(), StandardCharsets.UTF_8), 64 * 1024)) {
-      out.write(registry.scrape());
-      PartitionExposition.write(monitor.latest(), method, out);
-    }
+  private Response ready() {
+    ServiceHealth health = monitor.health();
+    return Response.json(health.ready() ? 200 : 503, health.readinessJson());
   }
 
-  private void groups(HttpExchange ex) throws IOException {
-    String path = ex.getRequestURI().getRawPath();
+  /** The registry's meters, then the per-partition rows of the last tick, row by row. */
+  private void scrape(java.io.Writer out) throws IOException {
+    out.write(registry.scrape());
+    PartitionExposition.write(monitor.latest(), method, out);
+  }
+
+  private Response groups() {
     LagSnapshot snapshot = monitor.latest();
-    String rest = path.substring("/v1/groups".length());
-    if (rest.isEmpty() || rest.equals("/")) {
-      List<Map<String, Object>> groups = new ArrayList<>();
-      snapshot.groups().keySet().stream()
-          .sorted()
-          .forEach(g -> groups.add(LagJson.group(snapshot.groups().get(g), false, snapshot.at())));
-      Map<String, Object> body = new HashMap<>();
-      body.put("observedAt", snapshot.at().toString());
-      body.put("tickSeconds", snapshot.tickDuration().toMillis() / 1000.0);
-      body.put("groups", groups);
-      respond(ex, 200, "application/json", LagJson.MAPPER.writeValueAsString(body));
-      return;
+    Instant now = clock.instant();
+    List<Map<String, Object>> groups = new ArrayList<>();
+    snapshot.groups().keySet().stream()
+        .sorted()
+        .forEach(
+            g ->
+                groups.add(
+                    LagJson.group(snapshot.groups().get(g), false, now, monitor.staleAfter())));
+    ServiceHealth health = monitor.health();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("observedAt", snapshot.at().toString());
+    body.put("ageSeconds", java.time.Duration.between(snapshot.at(), now).toMillis() / 1000.0);
+    body.put("stale", !health.ready());
+    if (!health.ready()) {
+      body.put("staleReason", health.reason());
     }
-    String group = URLDecoder.decode(rest.substring(1), StandardCharsets.UTF_8);
+    body.put("tickSeconds", snapshot.tickDuration().toMillis() / 1000.0);
+    body.put("groups", groups);
+    return Response.json(200, json(body));
+  }
+
+  private Response group(String group) {
+    LagSnapshot snapshot = monitor.latest();
     Optional<GroupLag> lag = snapshot.group(group);
     if (lag.isEmpty()) {
-      respond(ex, 404, "application/json", "{\"error\":\"group not watched or not seen yet\"}");
-      return;
+      return Response.json(404, HttpEndpoints.error("group not watched or not seen yet: " + group));
     }
-    respond(
-        ex,
-        200,
-        "application/json",
-        LagJson.MAPPER.writeValueAsString(LagJson.group(lag.get(), true, snapshot.at())));
+    return Response.json(
+        200, json(LagJson.group(lag.get(), true, clock.instant(), monitor.staleAfter())));
   }
 
-  private static void respond(HttpExchange ex, int status, String type, String body)
-      throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", type);
-    ex.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = ex.getResponseBody()) {
-      out.write(bytes);
+  private static String json(Object body) {
+    try {
+      return LagJson.MAPPER.writeValueAsString(body);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
   @Override
   public void close() {
-    server.stop(0);
+    if (http != null) {
+      http.close();
+    }
     monitor.close();
     registry.close();
-  }
-
-  /** Runs the service: arguments are {@code key=value} settings of {@link MonitorConfig}. */
-  public static void main(String[] args) throws InterruptedException {
-    Map<String, String> settings = new HashMap<>();
-    for (String arg : args) {
-      int eq = arg.indexOf('=');
-      if (eq < 1) {
-        throw new IllegalArgumentException("expected key=value, got '" + arg + "'");
-      }
-      settings.put(arg.substring(0, eq), arg.substring(eq + 1));
-    }
-    MonitorService service = start(new MonitorConfig(settings), Clock.systemUTC());
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  service.close();
-                  stopped.countDown();
-                }));
-    stopped.await();
   }
 }

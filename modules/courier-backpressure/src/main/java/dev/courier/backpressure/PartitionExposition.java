@@ -17,18 +17,22 @@ final class PartitionExposition {
     family(out, "courier_consumergroup_group_lag", "Log-end minus committed offset.");
     for (GroupLag g : snapshot.groups().values()) {
       for (PartitionLag p : g.partitions()) {
-        line(out, "courier_consumergroup_group_lag", p, null, p.lag());
+        if (p.known()) {
+          line(out, "courier_consumergroup_group_lag", p, null, p.lag());
+        }
       }
     }
     family(out, "courier_consumergroup_group_lag_seconds", "Age of the oldest unconsumed record.");
     for (GroupLag g : snapshot.groups().values()) {
       for (PartitionLag p : g.partitions()) {
-        line(
-            out,
-            "courier_consumergroup_group_lag_seconds",
-            p,
-            method,
-            p.oldestAge().toNanos() / 1e9);
+        if (p.known()) {
+          line(
+              out,
+              "courier_consumergroup_group_lag_seconds",
+              p,
+              method,
+              p.oldestAge().toNanos() / 1e9);
+        }
       }
     }
     family(out, "courier_consumergroup_group_offset", "Committed offset (-1: none).");
@@ -40,7 +44,7 @@ final class PartitionExposition {
     family(
         out,
         "courier_consumergroup_group_status",
-        "0 OK, 1 WARN, 2 ERR, 3 STOP, 4 STALL, 5 REWIND.");
+        "0 OK, 1 WARN, 2 ERR, 3 STOP, 4 STALL, 5 REWIND, 6 UNKNOWN (no figures).");
     for (GroupLag g : snapshot.groups().values()) {
       for (PartitionLag p : g.partitions()) {
         line(out, "courier_consumergroup_group_status", p, null, p.verdict().status().code());

@@ -8,7 +8,8 @@ import java.util.Objects;
  * committed on the partition (lag then follows the group's {@code auto.offset.reset}); {@code
  * oldestAge} is the age of the oldest record the group has not completed (zero when caught up),
  * exact unless {@code ageEstimated}; member fields are {@code "-"} when no member owns it, as in
- * {@code kafka-consumer-groups --describe}.
+ * {@code kafka-consumer-groups --describe}. A row whose status is {@link Status#UNKNOWN} has no
+ * figures ({@code logEndOffset} -1, lag 0), only the reason.
  */
 public record PartitionLag(
     String group,
@@ -38,5 +39,32 @@ public record PartitionLag(
 
   public boolean owned() {
     return !"-".equals(consumerId);
+  }
+
+  /** Whether the figures are known ({@link Status#UNKNOWN} rows carry only the reason). */
+  public boolean known() {
+    return verdict.status() != Status.UNKNOWN;
+  }
+
+  /**
+   * A row without figures: the partition's log end cannot be read (its topic was deleted, it has no
+   * leader), with the reason.
+   */
+  public static PartitionLag unknown(
+      String group, String topic, int partition, long committed, String reason) {
+    return new PartitionLag(
+        group,
+        topic,
+        partition,
+        committed,
+        -1,
+        0,
+        Duration.ZERO,
+        false,
+        "-",
+        "-",
+        "-",
+        Rates.NONE,
+        new Verdict(Status.UNKNOWN, reason));
   }
 }

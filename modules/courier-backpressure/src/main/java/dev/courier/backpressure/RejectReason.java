@@ -10,7 +10,10 @@ public enum RejectReason {
   OLDEST_AGE("oldest_age"),
   /** A watched group's lag grows faster than the limit. */
   LAG_GROWTH("lag_growth"),
-  /** The monitor has not reported a watched group and the controller fails closed. */
+  /**
+   * A watched group's backlog is unknown or stale and the controller refuses then ({@link
+   * UnknownBacklog#REFUSE}).
+   */
   NO_SIGNAL("no_signal");
 
   private final String tag;

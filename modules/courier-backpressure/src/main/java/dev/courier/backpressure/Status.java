@@ -16,7 +16,12 @@ public enum Status {
   /** Lag exists, a member owns the partition, and its committed offset has not moved all window. */
   STALL(4),
   /** The committed offset moved backwards within the window (a reset or a replay). */
-  REWIND(5);
+  REWIND(5),
+  /**
+   * No figures: the group does not exist (yet, or any more), its topic was deleted, or the
+   * partition has no leader. The reason says which; the rest of the monitor is not affected.
+   */
+  UNKNOWN(6);
 
   private final int code;
 
@@ -29,7 +34,7 @@ public enum Status {
   }
 
   /** The more severe of two statuses, for rolling partitions up to their group. */
-  Status worse(Status other) {
+  public Status worse(Status other) {
     return groupSeverity() >= other.groupSeverity() ? this : other;
   }
 
@@ -38,6 +43,7 @@ public enum Status {
       case OK -> 0;
       case REWIND -> 1;
       case WARN -> 2;
+      case UNKNOWN -> 1;
       case ERR, STALL, STOP -> 3;
     };
   }

@@ -3,8 +3,10 @@ package dev.courier.backpressure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.courier.testkit.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,11 +15,12 @@ import org.junit.jupiter.api.Test;
 
 class AdmissionControllerTest {
 
+  private final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T10:00:00Z"));
   private final Map<String, GroupLag> figures = new HashMap<>();
   private final BacklogSignals signals = g -> Optional.ofNullable(figures.get(g));
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-  private static GroupLag group(Duration age, double growth, Optional<Duration> drain) {
+  private GroupLag group(Duration age, double growth, Optional<Duration> drain) {
     return new GroupLag(
         "billing",
         "Stable",
@@ -27,8 +30,10 @@ class AdmissionControllerTest {
         100,
         age,
         growth,
+        0,
         drain,
-        new Verdict(Status.WARN, "test"));
+        new Verdict(Status.WARN, "test"),
+        clock.instant());
   }
 
   @Test
@@ -57,6 +62,7 @@ class AdmissionControllerTest {
             registry
                 .get("courier.admission.decisions")
                 .tag("decision", "admitted")
+                .tag("reason", "none")
                 .counter()
                 .count())
         .isEqualTo(3);
@@ -82,6 +88,7 @@ class AdmissionControllerTest {
             .watch(signals, "billing")
             .maxOldestAge(Duration.ofSeconds(30))
             .retryAfter(Duration.ofSeconds(1), Duration.ofSeconds(60))
+            .clock(clock)
             .build();
     figures.put("billing", group(Duration.ofSeconds(10), 0, Optional.of(Duration.ZERO)));
     assertThat(c.tryAdmit(Work.ofBytes(1)).admitted()).isTrue();
@@ -101,7 +108,11 @@ class AdmissionControllerTest {
   @Test
   void refusesWhenLagGrowsTooFast() {
     AdmissionController c =
-        AdmissionController.builder().watch(signals, "billing").maxLagGrowthRate(10).build();
+        AdmissionController.builder()
+            .watch(signals, "billing")
+            .maxLagGrowthRate(10)
+            .clock(clock)
+            .build();
     figures.put("billing", group(Duration.ZERO, 20.5, Optional.empty()));
     Admission refused = c.tryAdmit(Work.ofBytes(1));
     assertThat(refused.reason()).contains(RejectReason.LAG_GROWTH);
@@ -109,16 +120,49 @@ class AdmissionControllerTest {
   }
 
   @Test
-  void unknownGroupsAreAdmittedUnlessFailingClosed() {
-    var open = AdmissionController.builder().watch(signals, "billing").maxLagGrowthRate(1).build();
+  void unknownStaleOrFigurelessGroupsFollowThePolicyAdmitByDefault() {
+    var open =
+        AdmissionController.builder()
+            .watch(signals, "billing")
+            .maxLagGrowthRate(1)
+            .clock(clock)
+            .registry(registry)
+            .build();
     var closed =
         AdmissionController.builder()
             .watch(signals, "billing")
             .maxLagGrowthRate(1)
-            .failClosed(true)
+            .onUnknown(UnknownBacklog.REFUSE)
+            .staleAfter(Duration.ofSeconds(30))
+            .clock(clock)
             .build();
+    // Not seen at all.
     assertThat(open.tryAdmit(Work.ofBytes(1)).admitted()).isTrue();
-    assertThat(closed.tryAdmit(Work.ofBytes(1)).reason()).contains(RejectReason.NO_SIGNAL);
+    Admission refused = closed.tryAdmit(Work.ofBytes(1));
+    assertThat(refused.reason()).contains(RejectReason.NO_SIGNAL);
+    assertThat(refused.message()).contains("no backlog figures for group billing");
+    // Seen, with a growth that would refuse, but an hour ago: the figure is not used either way.
+    figures.put("billing", group(Duration.ZERO, 50, Optional.empty()));
+    clock.advance(Duration.ofHours(1));
+    assertThat(open.tryAdmit(Work.ofBytes(1)).admitted()).isTrue();
+    assertThat(closed.tryAdmit(Work.ofBytes(1)).message()).contains("3600 s old");
+    // Seen, fresh, without figures (not found).
+    figures.put(
+        "billing",
+        GroupLag.unknown("billing", "NotFound", "not found: no such group", clock.instant()));
+    assertThat(open.tryAdmit(Work.ofBytes(1)).admitted()).isTrue();
+    assertThat(closed.tryAdmit(Work.ofBytes(1)).message()).contains("not found");
+    assertThat(
+            registry
+                .get("courier.admission.decisions")
+                .tag("decision", "admitted")
+                .tag("reason", "unknown")
+                .counter()
+                .count())
+        .isEqualTo(3);
+    // Fresh figures decide again.
+    figures.put("billing", group(Duration.ZERO, 50, Optional.empty()));
+    assertThat(open.tryAdmit(Work.ofBytes(1)).reason()).contains(RejectReason.LAG_GROWTH);
   }
 
   @Test

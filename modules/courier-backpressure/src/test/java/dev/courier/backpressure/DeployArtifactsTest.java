@@ -58,7 +58,10 @@ class DeployArtifactsTest {
             Duration.ofMillis(5),
             3,
             1,
-            Map.of("billing", GroupLag.of("billing", "Stable", 1, List.of(p)))));
+            Map.of(
+                "billing",
+                GroupLag.of("billing", "Stable", 1, List.of(p), java.time.Instant.EPOCH)),
+            List.of(new LogEnd("orders", 0, 9, 1))));
     metrics.failedTick();
     AdmissionController.builder().registry(registry).build().tryAdmit(Work.ofBytes(1));
     return DeployChecks.seriesIn(registry.scrape());

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.RawHttp;
 import dev.courier.testkit.UniqueNames;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +60,21 @@ class MonitorServiceIT {
       assertThat(partition.get("currentOffset").asLong()).isEqualTo(1);
       assertThat(partition.get("oldestAgeSeconds").asDouble()).isBetween(285.0, 300.0);
       assertThat(get(base + "/v1/groups/nobody").statusCode()).isEqualTo(404);
+      assertThat(
+              RawHttp.ruleViolations(
+                  service.port(),
+                  Set.of(
+                      "/health",
+                      "/health/ready",
+                      "/health/live",
+                      "/metrics",
+                      "/v1/groups",
+                      "/v1/groups/")))
+          .isEmpty();
+      assertThat(RawHttp.send(service.port(), "DELETE /v1/groups/" + group + " HTTP/1.1").status())
+          .isEqualTo(405);
+      assertThat(RawHttp.send(service.port(), "GET /v1/groups/" + group + " HTTP/1.1").status())
+          .isEqualTo(200);
 
       String metrics = get(base + "/metrics").body();
       String labels = "group=\"" + group + "\",partition=\"1\",topic=\"" + topic + "\"";
@@ -80,6 +97,66 @@ class MonitorServiceIT {
       assertThat(refused.reason()).contains(RejectReason.OLDEST_AGE);
       assertThat(refused.message()).contains(group);
     }
+  }
+
+  /**
+   * Two replicas, as the k8s manifest runs them: each reads the cluster itself, and for the same
+   * committed offsets both serve the same lag, offsets and oldest record (its age measured at each
+   * replica's own tick, so the record's time, observedAt minus the age, is what agrees).
+   */
+  @Test
+  void twoReplicasServeTheSameFigures(KafkaBroker kafka) throws Exception {
+    String topic = UniqueNames.topic("replicas");
+    String group = UniqueNames.group("replicas");
+    kafka.createTopic(topic, 3);
+    LagMonitorIT.produce(kafka, topic, 3, 6, Instant.now().minusSeconds(120));
+    LagMonitorIT.commit(
+        kafka.admin(),
+        group,
+        Map.of(
+            new TopicPartition(topic, 0), 1L,
+            new TopicPartition(topic, 1), 3L,
+            new TopicPartition(topic, 2), 6L));
+    MonitorConfig config =
+        new MonitorConfig(
+            Map.of(
+                MonitorConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers(),
+                MonitorConfig.GROUPS, group,
+                MonitorConfig.TICK_MS, "300",
+                MonitorConfig.WINDOW_MS, "3000",
+                MonitorConfig.HTTP_PORT, "0"));
+    try (MonitorService a = MonitorService.start(config, Clock.systemUTC());
+        MonitorService b = MonitorService.start(config, Clock.systemUTC())) {
+      JsonNode fromA = detail(a, group);
+      JsonNode fromB = detail(b, group);
+      assertThat(fromA.get("sumLag").asLong()).isEqualTo(fromB.get("sumLag").asLong()).isEqualTo(8);
+      for (int i = 0; i < 3; i++) {
+        JsonNode pa = fromA.get("partitions").get(i);
+        JsonNode pb = fromB.get("partitions").get(i);
+        for (String field : new String[] {"partition", "currentOffset", "logEndOffset", "lag"}) {
+          assertThat(pa.get(field)).as(field).isEqualTo(pb.get(field));
+        }
+        assertThat(recordTime(fromA, pa)).isEqualTo(recordTime(fromB, pb));
+      }
+    }
+  }
+
+  private JsonNode detail(MonitorService service, String group) throws Exception {
+    String uri = "http://localhost:" + service.port() + "/v1/groups/" + group;
+    return new ObjectMapper()
+        .readTree(
+            await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> get(uri), r -> r.statusCode() == 200)
+                .body());
+  }
+
+  /** When the oldest waiting record was written, as a replica saw it; 0 when nothing waits. */
+  private static long recordTime(JsonNode group, JsonNode partition) {
+    double age = partition.get("oldestAgeSeconds").asDouble();
+    return age == 0
+        ? 0
+        : Instant.parse(group.get("observedAt").asText()).toEpochMilli() - Math.round(age * 1000);
   }
 
   private HttpResponse<String> get(String uri) throws Exception {

@@ -84,10 +84,13 @@ class StatusEvaluatorTest {
   void groupRollsStallAndStopUpToErr() {
     var ok = partition(Status.OK);
     var stop = partition(Status.STOP);
-    GroupLag g = GroupLag.of("billing", "Empty", 0, List.of(ok, stop));
+    GroupLag g = GroupLag.of("billing", "Empty", 0, List.of(ok, stop), java.time.Instant.EPOCH);
     assertThat(g.verdict().status()).isEqualTo(Status.ERR);
     assertThat(g.verdict().reason()).startsWith("orders-1 STOP");
-    assertThat(GroupLag.of("billing", "Stable", 1, List.of(ok)).verdict().status())
+    assertThat(
+            GroupLag.of("billing", "Stable", 1, List.of(ok), java.time.Instant.EPOCH)
+                .verdict()
+                .status())
         .isEqualTo(Status.OK);
   }
 

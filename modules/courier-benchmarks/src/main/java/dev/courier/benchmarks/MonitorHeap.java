@@ -1,6 +1,6 @@
 package dev.courier.benchmarks;
 
-import dev.courier.backpressure.MonitorService;
+import dev.courier.cli.Courier;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.WorkerProcess;
 import java.io.IOException;
@@ -23,40 +23,57 @@ final class MonitorHeap {
 
   private MonitorHeap() {}
 
-  static String measure(String bootstrap, List<String> groups, int maxMiB) {
+  static String measure(String bootstrap, List<String> groups, int partitions, int maxMiB) {
     int port = freePort();
     HttpClient http = HttpClient.newHttpClient();
     try (WorkerProcess service =
-        JvmWorker.of(MonitorService.class)
+        JvmWorker.of(Courier.class)
             .name("monitor-service")
             .jvmOption("-Xmx" + maxMiB + "m")
             .args(
+                "monitor",
+                "--set",
                 "bootstrap.servers=" + bootstrap,
+                "--set",
                 "monitor.groups=" + String.join(",", groups),
+                "--set",
                 "monitor.tick.interval.ms=1000",
+                "--set",
                 "monitor.window.ms=10000",
+                "--set",
+                // Counted ticks must not depend on how long each takes: never stale here.
+                "monitor.stale.after.ms=600000",
+                "--set",
                 "monitor.http.port=" + port)
             .start()) {
       HeapSampler heap = new HeapSampler(service.pid());
-      double ticks = 0;
-      long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-      while (ticks < 15 && System.nanoTime() < deadline && service.isAlive()) {
-        String metrics = scrape(http, port);
-        if (metrics != null) {
-          ticks = value(metrics, "courier_monitor_tick_seconds_count");
+      // Ticks are counted on /health (its "since" is the time of the last tick): a scrape of
+      // /metrics at a million pairs is itself hundreds of MB of text.
+      java.util.Set<String> ticksSeen = new java.util.HashSet<>();
+      long firstTickAt = 0;
+      long lastTickAt = 0;
+      long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+      while (ticksSeen.size() < 16 && System.nanoTime() < deadline && service.isAlive()) {
+        String health = scrape(http, port);
+        if (health != null && health.contains("\"UP\"") && ticksSeen.add(since(health))) {
+          lastTickAt = System.nanoTime();
+          firstTickAt = firstTickAt == 0 ? lastTickAt : firstTickAt;
         }
         // Sampling interval of the benchmark harness, not a wait for a condition in a test.
         LockSupport.parkNanos(Duration.ofMillis(250).toNanos());
       }
       heap.close();
+      int ticks = ticksSeen.size();
       return String.format(
           Locale.ROOT,
-          "monitor service at %d groups: peak heap used %d MiB over %.0f ticks in a JVM capped"
-              + " at -Xmx%dm (target <= 256 MiB)%s",
+          "monitor service at %d partitions x %d groups: peak heap used %d MiB over %d ticks in a JVM capped"
+              + " at -Xmx%dm (%.1f s a tick there, tick interval 1 s)%s",
+          partitions,
           groups.size(),
           heap.peakMiB(),
           ticks,
           maxMiB,
+          ticks > 1 ? (lastTickAt - firstTickAt) / 1e9 / (ticks - 1) : Double.NaN,
           service.isAlive() ? "" : "; the service DIED: " + tail(service.output()));
     }
   }
@@ -69,7 +86,7 @@ final class MonitorHeap {
     try {
       HttpResponse<String> r =
           http.send(
-              HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/metrics"))
+              HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/health"))
                   .timeout(Duration.ofSeconds(10))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
@@ -82,13 +99,9 @@ final class MonitorHeap {
     }
   }
 
-  private static double value(String metrics, String name) {
-    for (String line : metrics.split("\n")) {
-      if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      }
-    }
-    return 0;
+  private static String since(String health) {
+    int at = health.indexOf("\"since\":\"");
+    return at < 0 ? health : health.substring(at, health.indexOf('"', at + 9 + 1));
   }
 
   private static int freePort() {

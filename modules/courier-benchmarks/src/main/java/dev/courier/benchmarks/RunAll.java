@@ -36,14 +36,16 @@ public final class RunAll {
     boolean smoke = args.length > 0 && args[0].equals("smoke");
     serde(smoke);
     OutboxPipelineBenchmark.main(smoke ? new String[] {"300", "2"} : new String[] {"20000", "10"});
-    RelayFaultRun.main(smoke ? new String[] {"1", "15", "50"} : new String[] {"1", "120", "200"});
+    RelayFaultRun.main(smoke ? new String[] {"1", "6", "50"} : new String[] {"1", "120", "200"});
     IdempotencyPipelineBenchmark.main(
         smoke ? new String[] {"300", "1"} : new String[] {"20000", "3"});
     RetryLadderBenchmark.main(smoke ? new String[] {"200", "1"} : new String[] {"5000", "3"});
     WorkerGroupFaultRun.main(
-        smoke ? new String[] {"1", "8", "20"} : new String[] {"1", "120", "40"});
+        smoke ? new String[] {"1", "5", "20"} : new String[] {"1", "120", "40"});
     BackpressureMonitorBenchmark.main(
-        smoke ? new String[] {"10", "10", "1"} : new String[] {"10,100,1000", "10,100", "5"});
+        smoke
+            ? new String[] {"10", "10", "2"}
+            : new String[] {"10,100,1000,10000", "10,100", "25"});
     LabHeapBenchmark.main(smoke ? new String[] {"--step", "2"} : new String[0]);
     writeSummary(Path.of("target", "benchmarks"), smoke);
   }

@@ -12,6 +12,7 @@ import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.RawHttp;
 import dev.courier.testkit.SettingsFile;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,6 +48,10 @@ import org.junit.jupiter.api.Test;
 class ServiceCommandsIT {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
+
+  /** The routes the relay and the retry worker serve, under the rules of every service. */
+  private static final Set<String> SERVICE_ROUTES =
+      Set.of("/health", "/health/ready", "/health/live", "/metrics");
 
   @Test
   void relayPublishesServesAndStopsOnSigterm(KafkaBroker kafka, TestDatabase db) throws Exception {
@@ -75,6 +81,7 @@ class ServiceCommandsIT {
               new String(records.get(0).headers().lastHeader("id").value(), StandardCharsets.UTF_8))
           .isEqualTo(event.eventId().toString());
       assertThat(get(port, "/metrics").body()).contains("jvm_memory_used_bytes");
+      assertThat(RawHttp.ruleViolations(port, SERVICE_ROUTES)).isEmpty();
 
       assertThat(relay.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
       assertThat(relay.output()).contains("courier relay: stopped cleanly");
@@ -187,6 +194,7 @@ class ServiceCommandsIT {
         assertThat(dead.get(0).message()).contains("HTTP 422");
       }
       assertThat(get(port, "/metrics").body()).contains("courier_retry");
+      assertThat(RawHttp.ruleViolations(port, SERVICE_ROUTES)).isEmpty();
 
       assertThat(worker.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
       assertThat(worker.output()).contains("courier retry-worker: stopped cleanly");

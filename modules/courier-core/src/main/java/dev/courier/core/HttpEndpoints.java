@@ -27,14 +27,24 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpEndpoints implements AutoCloseable {
 
-  /** What a route answers. */
-  public record Response(int status, String contentType, String body) {
+  /** Writes a large body as it goes, instead of building it in memory first. */
+  @FunctionalInterface
+  public interface BodyWriter {
+    void writeTo(java.io.Writer out) throws IOException;
+  }
+
+  /** What a route answers: a body in full, or one written as it streams out. */
+  public record Response(int status, String contentType, String body, BodyWriter writer) {
     public static Response json(int status, String body) {
-      return new Response(status, "application/json", body);
+      return new Response(status, "application/json", body, null);
     }
 
     public static Response text(int status, String contentType, String body) {
-      return new Response(status, contentType, body);
+      return new Response(status, contentType, body, null);
+    }
+
+    public static Response streamed(int status, String contentType, BodyWriter writer) {
+      return new Response(status, contentType, null, writer);
     }
   }
 
@@ -112,7 +122,8 @@ public final class HttpEndpoints implements AutoCloseable {
         Response response = route(ex);
         send(ex, response, ex.getRequestMethod().equals("HEAD"));
       } catch (RuntimeException e) {
-        LOG.warn("HTTP {} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI(), e.toString());
+        LOG.warn(
+            "HTTP {} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI(), e.toString(), e);
         send(ex, Response.json(500, error("internal error")), false);
       } finally {
         ex.close();
@@ -164,10 +175,24 @@ public final class HttpEndpoints implements AutoCloseable {
     }
 
     private static void send(HttpExchange ex, Response response, boolean head) throws IOException {
+      if (response.writer() != null) {
+        ex.getResponseHeaders().set("Content-Type", response.contentType());
+        if (head) {
+          ex.sendResponseHeaders(response.status(), -1);
+          return;
+        }
+        ex.sendResponseHeaders(response.status(), 0); // chunked: the size is not known up front
+        try (java.io.Writer out =
+            new java.io.BufferedWriter(
+                new java.io.OutputStreamWriter(ex.getResponseBody(), StandardCharsets.UTF_8),
+                64 * 1024)) {
+          response.writer().writeTo(out);
+        }
+        return;
+      }
       byte[] body = response.body().getBytes(StandardCharsets.UTF_8);
       ex.getResponseHeaders().set("Content-Type", response.contentType());
       if (head) {
-        ex.getResponseHeaders().set("Content-Length", String.valueOf(body.length));
         ex.sendResponseHeaders(response.status(), -1);
         return;
       }

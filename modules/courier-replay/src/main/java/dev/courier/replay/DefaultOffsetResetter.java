@@ -43,11 +43,11 @@ final class DefaultOffsetResetter implements OffsetResetter {
 
   @Override
   public GroupView describe(String group) {
-    ConsumerGroupDescription d = kafka.describe(group);
+    Optional<ConsumerGroupDescription> d = kafka.describe(group);
     Map<TopicPartition, Long> committed = kafka.committed(group);
     Map<TopicPartition, MemberDescription> owners = new HashMap<>();
     List<GroupView.Member> members = new ArrayList<>();
-    for (MemberDescription m : d.members()) {
+    for (MemberDescription m : d.map(ConsumerGroupDescription::members).orElse(List.of())) {
       members.add(
           new GroupView.Member(
               m.consumerId(), m.host(), m.clientId(), m.assignment().topicPartitions().size()));
@@ -73,7 +73,10 @@ final class DefaultOffsetResetter implements OffsetResetter {
               m == null ? "-" : m.host(),
               m == null ? "-" : m.clientId()));
     }
-    return new GroupView(group, d.groupState().toString(), members, rows);
+    // A group that does not exist yet is described as Kafka 3 did, "Dead": its offsets can be
+    // planned and set before its first consumer starts.
+    return new GroupView(
+        group, d.map(x -> x.groupState().toString()).orElse("Dead"), members, rows);
   }
 
   @Override

@@ -36,6 +36,25 @@ class OffsetResetterIT {
   @TempDir Path tmp;
 
   @Test
+  void aGroupThatDoesNotExistYetIsDescribedAndItsOffsetsSetInAdvance(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
+    String topic = UniqueNames.topic("ahead");
+    String group = UniqueNames.group("not-yet");
+    kafka.createTopic(topic, 1);
+    produce(kafka, topic, 1, 5, Instant.now().minusSeconds(60));
+    OffsetResetter resetter = resetter(kafka, db, Clock.systemUTC());
+    GroupView view = resetter.describe(group);
+    assertThat(view.state()).isEqualTo("Dead");
+    assertThat(view.rows()).isEmpty();
+    ResetPlan plan = resetter.plan(group, ResetScope.topic(topic), ResetTarget.offset(3));
+    assertThat(to(plan)).isEqualTo(3);
+    resetter.execute(plan, "ops@example.com", "start the new consumer at offset 3");
+    assertThat(resetter.describe(group).rows())
+        .singleElement()
+        .satisfies(r -> assertThat(r.currentOffset()).isEqualTo(3));
+  }
+
+  @Test
   void timeTargetsLandWhereListOffsetsSaysAndShiftsClamp(KafkaBroker kafka, TestDatabase db)
       throws Exception {
     String topic = UniqueNames.topic("time");

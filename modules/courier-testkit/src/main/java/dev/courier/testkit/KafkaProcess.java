@@ -128,7 +128,8 @@ public final class KafkaProcess implements AutoCloseable {
     p.put("controller.listener.names", "CONTROLLER");
     p.put("log.dirs", data.toString());
     p.put("default.replication.factor", "1");
-    p.put("offsets.topic.replication.factor", "1");
+    // Group coordinators fail over with the broker: a group's offsets outlive any one node.
+    p.put("offsets.topic.replication.factor", String.valueOf(brokers));
     p.put("offsets.topic.num.partitions", "4");
     p.put("transaction.state.log.replication.factor", "1");
     p.put("transaction.state.log.min.isr", "1");

@@ -1,28 +1,39 @@
 package dev.courier.backpressure.internal;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * What one round of Admin requests returned: per group its state, members and per-partition
  * committed offsets and owners; per partition the log-end offset (and the log-start offset where it
- * was needed).
+ * was needed); and for groups and partitions that could not be answered for, why not.
  */
 public record ClusterOffsets(
     Map<String, GroupOffsets> groups,
     Map<TopicPartition, Long> logEndOffsets,
-    Map<TopicPartition, Long> logStartOffsets) {
+    Map<TopicPartition, Long> logStartOffsets,
+    Map<String, String> groupProblems,
+    Map<TopicPartition, String> partitionProblems) {
 
   /** A member that owns a partition, as the describe output shows it. */
   public record Owner(String consumerId, String host, String clientId) {
     public static final Owner NONE = new Owner("-", "-", "-");
   }
 
-  /** One group: committed offsets (absent when never committed) and owners per partition. */
+  /** A member and the partitions assigned to it. */
+  public record Assignment(Owner owner, Set<TopicPartition> partitions) {}
+
+  /**
+   * One group: committed offsets as the Admin client returned them (a null value or none when never
+   * committed; not copied: at a million pairs a copy costs tens of MB a tick) and its members.
+   */
   public record GroupOffsets(
       String group,
       String state,
       int members,
-      Map<TopicPartition, Long> committed,
-      Map<TopicPartition, Owner> owners) {}
+      Map<TopicPartition, OffsetAndMetadata> committed,
+      List<Assignment> assignments) {}
 }

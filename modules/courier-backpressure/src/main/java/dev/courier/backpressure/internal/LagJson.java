@@ -24,10 +24,13 @@ public final class LagJson {
 
   private LagJson() {}
 
-  public static Map<String, Object> group(GroupLag g, boolean withPartitions, Instant at) {
+  public static Map<String, Object> group(
+      GroupLag g, boolean withPartitions, Instant now, Duration staleAfter) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("group", g.group());
-    m.put("observedAt", at.toString());
+    m.put("observedAt", g.observedAt().toString());
+    m.put("ageSeconds", seconds(g.age(now)));
+    m.put("stale", g.age(now).compareTo(staleAfter) > 0);
     m.put("state", g.state());
     m.put("members", g.members());
     m.put("status", g.verdict().status().name());
@@ -36,6 +39,7 @@ public final class LagJson {
     m.put("maxLag", g.maxLag());
     m.put("maxOldestAgeSeconds", seconds(g.maxOldestAge()));
     m.put("lagGrowthRate", g.lagGrowthRate());
+    m.put("commitRate", g.commitRate());
     m.put("timeToDrainSeconds", g.timeToDrain().map(LagJson::seconds).orElse(null));
     m.put("partitionCount", g.partitions().size());
     if (withPartitions) {
@@ -45,8 +49,8 @@ public final class LagJson {
         pm.put("topic", p.topic());
         pm.put("partition", p.partition());
         pm.put("currentOffset", p.committedOffset() < 0 ? null : p.committedOffset());
-        pm.put("logEndOffset", p.logEndOffset());
-        pm.put("lag", p.lag());
+        pm.put("logEndOffset", p.known() ? p.logEndOffset() : null);
+        pm.put("lag", p.known() ? p.lag() : null);
         pm.put("oldestAgeSeconds", seconds(p.oldestAge()));
         pm.put("ageEstimated", p.ageEstimated());
         pm.put("consumerId", p.consumerId());
@@ -77,10 +81,12 @@ public final class LagJson {
         n.get("maxLag").asLong(),
         duration(n.get("maxOldestAgeSeconds").asDouble()),
         n.get("lagGrowthRate").asDouble(),
+        n.path("commitRate").asDouble(0),
         drain == null || drain.isNull()
             ? Optional.empty()
             : Optional.of(duration(drain.asDouble())),
-        new Verdict(Status.valueOf(n.get("status").asText()), n.get("reason").asText()));
+        new Verdict(Status.valueOf(n.get("status").asText()), n.get("reason").asText()),
+        n.hasNonNull("observedAt") ? Instant.parse(n.get("observedAt").asText()) : Instant.EPOCH);
   }
 
   private static double seconds(Duration d) {

@@ -2,12 +2,10 @@ package dev.courier.backpressure.internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -16,23 +14,24 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Reads the timestamp of the first record at or after a committed offset: a group-less consumer
- * assigns the partitions, seeks, and takes the first record it gets. Offsets deleted by retention
- * or compaction land on the next available record (the consumer resets to the earliest); a position
- * that reaches the log end without a record (only transaction markers left) means nothing is
- * waiting. Partitions needing several offsets (groups at different positions) take one round each.
- * Timestamps are cached for {@code cacheTtl}: a record's timestamp never changes, but retention may
- * delete it, so the cache bounds how stale that can be.
+ * Reads the timestamp of the first record at or after given offsets: a group-less consumer assigns
+ * every partition at once, seeks each to its lowest offset and reads forward, taking every wanted
+ * offset of a partition in one pass (seeking ahead over long gaps). Offsets deleted by retention or
+ * compaction land on the next available record (the consumer resets to the earliest); reaching the
+ * log end without a record (only transaction markers left) means nothing is waiting.
  */
 public final class OldestRecordReader implements AutoCloseable {
 
   /** No record waits at or after the offset. */
   public static final long NOTHING_WAITING = -1;
 
-  private final KafkaConsumer<byte[], byte[]> consumer;
+  /** The offset was not read in time. */
+  public static final long UNREAD = Long.MIN_VALUE;
 
-  /** A partition and an offset in it. */
-  public record Position(TopicPartition partition, long offset) {}
+  /** Records between two wanted offsets beyond which a seek is cheaper than reading on. */
+  private static final int SEEK_GAP = 256;
+
+  private final KafkaConsumer<byte[], byte[]> consumer;
 
   public OldestRecordReader(Map<String, Object> clientConfig) {
     Map<String, Object> config = new HashMap<>(clientConfig);
@@ -46,59 +45,99 @@ public final class OldestRecordReader implements AutoCloseable {
     this.consumer = new KafkaConsumer<>(config);
   }
 
-  /**
-   * Timestamps (epoch millis, or {@link #NOTHING_WAITING}) of the first record at or after each
-   * position; positions not read within {@code timeout} are missing from the result.
-   */
-  public Map<Position, Long> read(
-      Set<Position> positions, Map<TopicPartition, Long> logEnds, Duration timeout) {
-    Map<Position, Long> result = new HashMap<>();
-    Map<TopicPartition, TreeSet<Long>> todo = new HashMap<>();
-    for (Position p : positions) {
-      todo.computeIfAbsent(p.partition(), tp -> new TreeSet<>()).add(p.offset());
+  /** One partition's wanted offsets (ascending, distinct) and what was found for them. */
+  private static final class Wanted {
+    final long[] offsets;
+    final long[] stamps;
+    final long logEnd;
+    int next;
+
+    Wanted(long[] offsets, long logEnd) {
+      this.offsets = offsets;
+      this.stamps = new long[offsets.length];
+      Arrays.fill(stamps, UNREAD);
+      this.logEnd = logEnd;
     }
+
+    boolean done() {
+      return next == offsets.length;
+    }
+  }
+
+  /**
+   * Timestamps (epoch millis, {@link #NOTHING_WAITING}, or {@link #UNREAD} when not read within
+   * {@code timeout}) of the first record at or after each offset, aligned with the offsets given.
+   *
+   * @param wanted per partition, ascending distinct offsets
+   */
+  public Map<TopicPartition, long[]> read(
+      Map<TopicPartition, long[]> wanted, Map<TopicPartition, Long> logEnds, Duration timeout) {
+    Map<TopicPartition, Wanted> open = new HashMap<>();
+    Map<TopicPartition, long[]> result = new HashMap<>();
+    wanted.forEach(
+        (tp, offsets) -> {
+          Wanted w = new Wanted(offsets, logEnds.getOrDefault(tp, Long.MAX_VALUE));
+          result.put(tp, w.stamps);
+          if (offsets.length > 0) {
+            open.put(tp, w);
+          }
+        });
+    if (open.isEmpty()) {
+      return result;
+    }
+    consumer.assign(open.keySet());
+    consumer.resume(consumer.paused());
+    open.forEach((tp, w) -> consumer.seek(tp, w.offsets[0]));
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!todo.isEmpty() && System.nanoTime() < deadline) {
-      Map<TopicPartition, Long> round = new HashMap<>();
-      todo.forEach((tp, offsets) -> round.put(tp, offsets.pollFirst()));
-      todo.values().removeIf(TreeSet::isEmpty);
-      result.putAll(readRound(round, logEnds, deadline));
+    List<TopicPartition> finished = new ArrayList<>();
+    while (!open.isEmpty() && System.nanoTime() < deadline) {
+      ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
+      for (TopicPartition tp : records.partitions()) {
+        Wanted w = open.get(tp);
+        if (w != null) {
+          take(w, records.records(tp));
+        }
+      }
+      for (Map.Entry<TopicPartition, Wanted> e : open.entrySet()) {
+        TopicPartition tp = e.getKey();
+        Wanted w = e.getValue();
+        if (!w.done()) {
+          long position;
+          try {
+            position = consumer.position(tp, Duration.ofMillis(100));
+          } catch (org.apache.kafka.common.errors.TimeoutException notYet) {
+            // An offset out of range is being reset to the earliest; the next poll tells.
+            continue;
+          }
+          if (position >= w.logEnd) {
+            Arrays.fill(w.stamps, w.next, w.offsets.length, NOTHING_WAITING);
+            w.next = w.offsets.length;
+          } else if (w.offsets[w.next] > position + SEEK_GAP) {
+            consumer.seek(tp, w.offsets[w.next]);
+          }
+        }
+        if (w.done()) {
+          finished.add(tp);
+        }
+      }
+      if (!finished.isEmpty()) {
+        consumer.pause(finished);
+        finished.forEach(open::remove);
+        finished.clear();
+      }
     }
     return result;
   }
 
-  private Map<Position, Long> readRound(
-      Map<TopicPartition, Long> round, Map<TopicPartition, Long> logEnds, long deadline) {
-    Map<Position, Long> found = new HashMap<>();
-    consumer.assign(round.keySet());
-    consumer.resume(consumer.paused());
-    round.forEach(consumer::seek);
-    Set<TopicPartition> open = new HashSet<>(round.keySet());
-    while (!open.isEmpty() && System.nanoTime() < deadline) {
-      ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
-      for (TopicPartition tp : new ArrayList<>(open)) {
-        long target = round.get(tp);
-        List<ConsumerRecord<byte[], byte[]>> batch = records.records(tp);
-        Long timestamp = null;
-        for (ConsumerRecord<byte[], byte[]> r : batch) {
-          if (r.offset() >= target) {
-            timestamp = r.timestamp();
-            break;
-          }
-        }
-        if (timestamp == null
-            && consumer.position(tp) >= logEnds.getOrDefault(tp, Long.MAX_VALUE)) {
-          timestamp = NOTHING_WAITING;
-        }
-        if (timestamp != null) {
-          Position position = new Position(tp, target);
-          found.put(position, timestamp);
-          open.remove(tp);
-          consumer.pause(List.of(tp));
-        }
+  private static void take(Wanted w, List<ConsumerRecord<byte[], byte[]>> records) {
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      while (!w.done() && r.offset() >= w.offsets[w.next]) {
+        w.stamps[w.next++] = r.timestamp();
+      }
+      if (w.done()) {
+        return;
       }
     }
-    return found;
   }
 
   public long fetchRequests() {

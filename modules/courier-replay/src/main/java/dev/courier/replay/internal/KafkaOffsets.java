@@ -28,14 +28,33 @@ public final class KafkaOffsets {
     this.timeout = timeout;
   }
 
-  public ConsumerGroupDescription describe(String group) {
-    return await(admin.describeConsumerGroups(List.of(group)).all()).get(group);
+  /**
+   * The group as the coordinator describes it; empty for a group that does not exist (yet): Kafka 4
+   * answers GROUP_ID_NOT_FOUND where Kafka 3 described an empty, "Dead" group.
+   */
+  public java.util.Optional<ConsumerGroupDescription> describe(String group) {
+    try {
+      return java.util.Optional.of(
+          await(admin.describeConsumerGroups(List.of(group)).all()).get(group));
+    } catch (IllegalStateException e) {
+      if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+        return java.util.Optional.empty();
+      }
+      throw e;
+    }
   }
 
   /** Committed offsets of the group; partitions without one are left out. */
   public Map<TopicPartition, Long> committed(String group) {
-    Map<TopicPartition, OffsetAndMetadata> raw =
-        await(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata());
+    Map<TopicPartition, OffsetAndMetadata> raw;
+    try {
+      raw = await(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata());
+    } catch (IllegalStateException e) {
+      if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+        return Map.of(); // a group that does not exist yet has committed nothing
+      }
+      throw e;
+    }
     Map<TopicPartition, Long> offsets = new HashMap<>();
     raw.forEach(
         (tp, om) -> {

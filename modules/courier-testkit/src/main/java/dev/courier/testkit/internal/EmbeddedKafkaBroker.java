@@ -4,9 +4,13 @@ import dev.courier.core.Failures;
 import dev.courier.testkit.InfraStartupException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.common.utils.AppInfoParser;
+import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
+import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
@@ -23,6 +27,17 @@ final class EmbeddedKafkaBroker extends ManagedKafka {
     this.bootstrapServers = cluster.bootstrapServers();
   }
 
+  private static BootstrapMetadata productionBootstrap() {
+    Map<String, Short> features = new HashMap<>();
+    for (Feature f : Feature.PRODUCTION_FEATURES) {
+      if (f != Feature.KRAFT_VERSION) {
+        features.put(f.featureName(), f.latestProduction());
+      }
+    }
+    return BootstrapMetadata.fromVersions(
+        MetadataVersion.latestProduction(), features, "courier testkit");
+  }
+
   static EmbeddedKafkaBroker start() {
     KafkaClusterTestKit cluster = null;
     try {
@@ -33,8 +48,9 @@ final class EmbeddedKafkaBroker extends ManagedKafka {
               .setNumBrokerNodes(1)
               .setNumControllerNodes(1)
               .setBaseDirectory(baseDir)
-              // The newest production metadata version, not the unstable one the test kit prefers.
-              .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
+              // The newest production metadata version and features, as kafka-storage format sets
+              // them (the test kit's default leaves group.version at 0: no KIP-848 groups).
+              .setBootstrapMetadata(productionBootstrap())
               .build();
       cluster =
           new KafkaClusterTestKit.Builder(nodes)
