@@ -82,8 +82,7 @@ final class DefaultLagMonitor implements LagMonitor {
     this.ages =
         estimate ? null : new AgeBook(reader, config.ageCacheTtl(), config.ageReadTimeout());
     this.figures = new PairFigures(slots, partitions, ages, config.uncommittedFromEarliest());
-    this.metrics =
-        new MonitorMetrics(registry, estimate ? "estimate" : "exact", config.partitionMeters());
+    this.metrics = new MonitorMetrics(registry, config.ageMode().value(), config.partitionMeters());
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.courier.backpressure;
 
+import dev.courier.core.Choice;
 import dev.courier.core.ClientSettings;
 import java.time.Duration;
 import java.util.List;
@@ -11,7 +12,6 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.ConfigDef.ValidString;
 import org.apache.kafka.common.config.ConfigException;
 
 /** Settings of the {@link LagMonitor}, declared once with default, validator and doc. */
@@ -85,8 +85,8 @@ public final class MonitorConfig extends AbstractConfig {
           .define(
               AGE_MODE,
               Type.STRING,
-              "exact",
-              ValidString.in("exact", "estimate"),
+              AgeMode.EXACT.value(),
+              Choice.validator(AgeMode.class),
               Importance.MEDIUM,
               "'exact' reads the record at each committed offset for its timestamp (one fetch"
                   + " per partition and distinct offset, batched per tick, cached); 'estimate'"
@@ -113,8 +113,8 @@ public final class MonitorConfig extends AbstractConfig {
           .define(
               UNCOMMITTED_RESET,
               Type.STRING,
-              "latest",
-              ValidString.in("earliest", "latest"),
+              UncommittedOffsetReset.LATEST.value(),
+              Choice.validator(UncommittedOffsetReset.class),
               Importance.MEDIUM,
               "The auto.offset.reset of the watched groups, used for partitions a group owns but"
                   + " has never committed: 'earliest' counts the whole retained log as lag.")
@@ -200,8 +200,12 @@ public final class MonitorConfig extends AbstractConfig {
     return Duration.ofMillis(getLong(WINDOW_MS));
   }
 
+  public AgeMode ageMode() {
+    return Choice.of(AgeMode.class, getString(AGE_MODE));
+  }
+
   public boolean estimateAge() {
-    return "estimate".equals(getString(AGE_MODE));
+    return ageMode() == AgeMode.ESTIMATE;
   }
 
   public Duration ageReadTimeout() {
@@ -212,8 +216,12 @@ public final class MonitorConfig extends AbstractConfig {
     return Duration.ofMillis(getLong(AGE_CACHE_MS));
   }
 
+  public UncommittedOffsetReset uncommittedOffsetReset() {
+    return Choice.of(UncommittedOffsetReset.class, getString(UNCOMMITTED_RESET));
+  }
+
   public boolean uncommittedFromEarliest() {
-    return "earliest".equals(getString(UNCOMMITTED_RESET));
+    return uncommittedOffsetReset() == UncommittedOffsetReset.EARLIEST;
   }
 
   public boolean partitionMeters() {

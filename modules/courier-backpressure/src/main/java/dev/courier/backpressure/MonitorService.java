@@ -52,7 +52,7 @@ public final class MonitorService implements AutoCloseable {
     settings.put(MonitorConfig.PARTITION_METERS, false);
     MonitorConfig serviceConfig = new MonitorConfig(settings);
     this.monitor = LagMonitor.create(serviceConfig, registry, clock);
-    this.method = serviceConfig.estimateAge() ? "estimate" : "exact";
+    this.method = serviceConfig.ageMode().value();
   }
 
   /**

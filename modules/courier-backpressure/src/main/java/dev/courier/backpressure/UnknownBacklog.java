@@ -13,26 +13,15 @@ public enum UnknownBacklog implements Choice {
    * bounds still apply, the decision is counted with reason {@code unknown}, and the monitor's own
    * alerts say it is blind.
    */
-  ADMIT("admit"),
+  ADMIT,
   /**
    * Refuse, with reason {@code no_signal}: for work whose unbounded backlog is worse than refused
    * requests (the client retries after {@code Retry-After}).
    */
-  REFUSE("refuse");
+  REFUSE;
 
   /** The configuration key that names this choice ({@link AdmissionConfig}). */
   public static final String KEY = "admission.on.unknown";
-
-  private final String value;
-
-  UnknownBacklog(String value) {
-    this.value = value;
-  }
-
-  @Override
-  public String value() {
-    return value;
-  }
 
   public static UnknownBacklog of(String value) {
     return Choice.of(UnknownBacklog.class, value);

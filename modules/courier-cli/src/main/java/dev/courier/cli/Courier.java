@@ -50,8 +50,12 @@ public final class Courier implements Runnable {
   }
 
   /** The command line with Courier's error handling: a bad setting exits 2 naming the key. */
-  static CommandLine commandLine() {
+  public static CommandLine commandLine() {
     CommandLine line = new CommandLine(new Courier());
+    CommandLine lab = line.getSubcommands().get("lab");
+    lab.getCommandSpec()
+        .usageMessage()
+        .description(LabCommand.describe(lab.getCommandSpec().usageMessage().description()));
     line.setExecutionExceptionHandler(
         (e, cl, parsed) -> {
           PrintWriter err = cl.getErr();

@@ -12,12 +12,39 @@ import org.apache.kafka.common.config.ConfigException;
  */
 public interface Choice {
 
-  /** How the choice is written in a configuration. */
-  String value();
+  /** The enum constant's name (every enum has it). */
+  String name();
 
-  /** A validator that accepts exactly the enum's values (case-insensitive) and lists them. */
+  /**
+   * How the choice is written in a configuration: the constant's name in lower case with dashes, so
+   * {@code DEAD_LETTER} is {@code dead-letter}.
+   */
+  default String value() {
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  /**
+   * A validator that accepts exactly the enum's values (case-insensitive) and lists them as they
+   * are written (the configuration reference and every error message show {@code [fail,
+   * dead-letter]}, not Kafka's upper-cased list).
+   */
   static <E extends Enum<E> & Choice> ConfigDef.Validator validator(Class<E> type) {
-    return ConfigDef.CaseInsensitiveValidString.in(values(type));
+    String listed = Arrays.toString(values(type));
+    return new ConfigDef.Validator() {
+      @Override
+      public void ensureValid(String name, Object value) {
+        if (value == null
+            || Arrays.stream(values(type))
+                .noneMatch(v -> v.equalsIgnoreCase(value.toString().trim()))) {
+          throw new ConfigException(name, value, "must be one of " + listed);
+        }
+      }
+
+      @Override
+      public String toString() {
+        return listed;
+      }
+    };
   }
 
   /** The configured value as the enum. */

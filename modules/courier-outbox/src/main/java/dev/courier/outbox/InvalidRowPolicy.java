@@ -8,20 +8,9 @@ import dev.courier.core.Choice;
  */
 public enum InvalidRowPolicy implements Choice {
   /** Stop the relay naming the row; nothing is skipped (the default). */
-  FAIL("fail"),
+  FAIL,
   /** Send an envelope describing the row to {@code <prefix>.outbox.dlt} and go on. */
-  DEAD_LETTER("dead-letter");
-
-  private final String value;
-
-  InvalidRowPolicy(String value) {
-    this.value = value;
-  }
-
-  @Override
-  public String value() {
-    return value;
-  }
+  DEAD_LETTER;
 
   static InvalidRowPolicy of(String value) {
     return Choice.of(InvalidRowPolicy.class, value);

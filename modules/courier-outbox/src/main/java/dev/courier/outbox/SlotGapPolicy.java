@@ -8,20 +8,9 @@ import dev.courier.core.Choice;
  */
 public enum SlotGapPolicy implements Choice {
   /** Refuse to start and say what happened (the default). */
-  FAIL("fail"),
+  FAIL,
   /** Go on from the slot's position; log the gap and count it. */
-  ACCEPT("accept");
-
-  private final String value;
-
-  SlotGapPolicy(String value) {
-    this.value = value;
-  }
-
-  @Override
-  public String value() {
-    return value;
-  }
+  ACCEPT;
 
   static SlotGapPolicy of(String value) {
     return Choice.of(SlotGapPolicy.class, value);

@@ -1,5 +1,6 @@
 package dev.courier.retry;
 
+import dev.courier.core.Choice;
 import dev.courier.core.ClientSettings;
 import dev.courier.core.CourierHeaders;
 import java.time.Clock;
@@ -11,7 +12,6 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.ConfigDef.ValidString;
 import org.apache.kafka.common.config.ConfigException;
 
 /** Settings of a {@link RetryingConsumer}, declared once with default, validator and doc. */
@@ -69,8 +69,8 @@ public final class RetryConfig extends AbstractConfig {
           .define(
               BACKOFF,
               Type.STRING,
-              "exponential",
-              ValidString.in("exponential", "fixed"),
+              BackOffType.EXPONENTIAL.value(),
+              Choice.validator(BackOffType.class),
               Importance.MEDIUM,
               "'exponential': full jitter, uniform in [0, min(max, initial * 2^(retry-1))]; 'fixed': always the initial delay.")
           .define(
@@ -158,8 +158,8 @@ public final class RetryConfig extends AbstractConfig {
           .define(
               UNKNOWN_FAILURES,
               Type.STRING,
-              "transient",
-              ValidString.in("transient", "permanent"),
+              FailureClass.TRANSIENT.value(),
+              Choice.validator(FailureClass.class),
               Importance.MEDIUM,
               "Class of failures no classification rule matches.")
           .define(
@@ -249,17 +249,19 @@ public final class RetryConfig extends AbstractConfig {
   public RetryPolicy policy() {
     Duration initial = Duration.ofMillis(getLong(BACKOFF_INITIAL_MS));
     BackOff backOff =
-        "fixed".equals(getString(BACKOFF))
+        backOffType() == BackOffType.FIXED
             ? BackOff.fixed(initial)
             : BackOff.exponentialFullJitter(initial, Duration.ofMillis(getLong(BACKOFF_MAX_MS)));
     return new RetryPolicy(
         getInt(MAX_ATTEMPTS), backOff, Duration.ofMillis(getLong(MAX_ELAPSED_MS)));
   }
 
+  public BackOffType backOffType() {
+    return Choice.of(BackOffType.class, getString(BACKOFF));
+  }
+
   public FailureClass unknownFailures() {
-    return "permanent".equals(getString(UNKNOWN_FAILURES))
-        ? FailureClass.PERMANENT
-        : FailureClass.TRANSIENT;
+    return Choice.of(FailureClass.class, getString(UNKNOWN_FAILURES));
   }
 
   /**

@@ -40,8 +40,18 @@ public class SchemaRegistryException extends RuntimeException {
     return status == 0 || status >= 500;
   }
 
-  /** Maps a registry answer to the most specific exception type. */
+  /** Maps a registry answer to the most specific exception type (no request path known). */
   public static SchemaRegistryException of(int status, int errorCode, String message) {
+    return of(status, errorCode, message, "");
+  }
+
+  /**
+   * Maps a registry answer to the most specific exception type: by Confluent's {@code error_code}
+   * when it is one, otherwise by the HTTP status and the request's path. Registries that speak
+   * Confluent's API without its codes (Apicurio answers an incompatible schema with 409 and {@code
+   * error_code} 0; proxies answer 401 or 403 with HTML) still give the same types.
+   */
+  public static SchemaRegistryException of(int status, int errorCode, String message, String path) {
     return switch (errorCode) {
       case 40401 -> new SubjectNotFoundException(status, errorCode, message);
       case 40402 -> new VersionNotFoundException(status, errorCode, message);
@@ -49,10 +59,34 @@ public class SchemaRegistryException extends RuntimeException {
       case 409 -> new IncompatibleSchemaException(status, errorCode, message);
       case 42201, 42202, 42203 -> new InvalidSchemaException(status, errorCode, message);
       default ->
-          status == 401 || status == 403
-              ? new SchemaRegistryAuthenticationException(status, errorCode, message)
-              : new SchemaRegistryException(status, errorCode, message);
+          switch (status) {
+            case 401, 403 -> new SchemaRegistryAuthenticationException(status, errorCode, message);
+            case 409 -> new IncompatibleSchemaException(status, errorCode, message);
+            case 422 -> new InvalidSchemaException(status, errorCode, message);
+            case 404 -> notFound(status, errorCode, message, path);
+            default -> new SchemaRegistryException(status, errorCode, message);
+          };
     };
+  }
+
+  /** A 404 without a specific code: what was not found is the last thing the path names. */
+  private static SchemaRegistryException notFound(
+      int status, int errorCode, String message, String path) {
+    String p = path.indexOf('?') < 0 ? path : path.substring(0, path.indexOf('?'));
+    String[] parts = p.replaceAll("^/+|/+$", "").split("/+");
+    int at = parts[0].equals("compatibility") ? 1 : 0;
+    if (parts.length >= at + 3 && parts[at].equals("schemas") && parts[at + 1].equals("ids")) {
+      return new SchemaNotFoundException(status, errorCode, message);
+    }
+    if (parts.length >= at + 4
+        && parts[at].equals("subjects")
+        && parts[at + 2].equals("versions")) {
+      return new VersionNotFoundException(status, errorCode, message);
+    }
+    if (parts.length >= at + 2 && (parts[at].equals("subjects") || parts[at].equals("config"))) {
+      return new SubjectNotFoundException(status, errorCode, message);
+    }
+    return new SchemaRegistryException(status, errorCode, message);
   }
 
   /** 40401: the subject does not exist. */

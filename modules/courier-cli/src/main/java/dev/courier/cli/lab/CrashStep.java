@@ -21,6 +21,11 @@ final class CrashStep implements LabStep {
   private static final String TOPIC = "lab.credits";
 
   @Override
+  public String id() {
+    return "crash";
+  }
+
+  @Override
   public String title() {
     return "Crash between effect and offset commit: unguarded total 20, guarded total 10";
   }

@@ -4,9 +4,12 @@ import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.TestDatabase;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -15,14 +18,12 @@ import picocli.CommandLine.Option;
 @Command(
     name = "lab",
     mixinStandardHelpOptions = true,
+    // The steps' list is added from STEPS by describe(): help cannot drift from what runs.
     description = {
-      "Runs Courier's five scenarios end to end on an embedded Kafka broker, PostgreSQL and schema"
+      "Runs Courier's scenarios end to end on an embedded Kafka broker, PostgreSQL and schema"
           + " registry, with real child processes where a crash is part of the story. Each step"
           + " prints what it observed and checks it; the exit status is 1 if any observation is"
-          + " wrong.",
-      "  1 outbox relay crash and re-send   2 crash between effect and offset commit",
-      "  3 independent groups and replay    4 retry ladder, DLT and audited replay",
-      "  5 overload, lag, age and admission"
+          + " wrong."
     })
 public final class LabCommand implements Callable<Integer> {
 
@@ -32,10 +33,18 @@ public final class LabCommand implements Callable<Integer> {
 
   @Option(
       names = "--step",
-      paramLabel = "N",
-      description = "Run only these steps (1-5; repeatable or comma-separated).",
+      paramLabel = "STEP",
+      description =
+          "Run only these steps, by number or id (e.g. 4 or retry; repeatable or comma-separated).",
       split = ",")
-  List<Integer> steps = new ArrayList<>();
+  List<String> steps = new ArrayList<>();
+
+  @Option(
+      names = "--verbose",
+      description =
+          "Show the clients' and the embedded servers' warnings on the terminal (by default they"
+              + " go to a log file, named at the start, so the terminal tells only the story).")
+  boolean verbose;
 
   @Option(
       names = "--keep-running",
@@ -51,13 +60,49 @@ public final class LabCommand implements Callable<Integer> {
           "embedded (default), testcontainers or external (courier.external.* system properties).")
   InfraSettings.Choice infra;
 
+  /** The command's description with one line per step, from {@link #STEPS}. */
+  public static String[] describe(String[] base) {
+    List<String> lines = new ArrayList<>(List.of(base));
+    for (int i = 0; i < STEPS.size(); i++) {
+      lines.add(
+          String.format(
+              Locale.ROOT, "  %d %-9s %s", i + 1, STEPS.get(i).id(), STEPS.get(i).title()));
+    }
+    return lines.toArray(String[]::new);
+  }
+
+  /** The step numbers (from 1) that {@code --step} picks, in the lab's order. */
+  static Set<Integer> chosen(List<String> steps) {
+    Set<Integer> chosen = new TreeSet<>();
+    for (String step : steps) {
+      String s = step.trim();
+      int n = -1;
+      for (int i = 0; i < STEPS.size(); i++) {
+        if (STEPS.get(i).id().equalsIgnoreCase(s) || String.valueOf(i + 1).equals(s)) {
+          n = i + 1;
+        }
+      }
+      if (n < 0) {
+        throw new IllegalArgumentException(
+            "--step "
+                + s
+                + ": steps are 1 to "
+                + STEPS.size()
+                + " or "
+                + String.join(", ", STEPS.stream().map(LabStep::id).toList()));
+      }
+      chosen.add(n);
+    }
+    return chosen;
+  }
+
   @Override
   public Integer call() throws Exception {
     PrintStream out = System.out;
-    for (int n : steps) {
-      if (n < 1 || n > STEPS.size()) {
-        throw new IllegalArgumentException("--step " + n + ": steps are 1 to " + STEPS.size());
-      }
+    Set<Integer> chosen = chosen(steps);
+    Path logFile = verbose ? null : LabLog.toFile();
+    if (logFile != null) {
+      out.println("courier lab: warnings of the clients and servers go to " + logFile);
     }
     InfraSettings settings = InfraSettings.fromEnvironment();
     settings =
@@ -74,11 +119,15 @@ public final class LabCommand implements Callable<Integer> {
     long started = System.nanoTime();
     CourierInfra stack;
     // Kafka's storage formatter prints to standard output; the lab's story is told there.
-    System.setOut(System.err);
+    PrintStream formatter = logFile == null ? System.err : LabLog.append(logFile);
+    System.setOut(formatter);
     try {
       stack = CourierInfra.start(settings);
     } finally {
       System.setOut(out);
+      if (formatter != System.err) {
+        formatter.close();
+      }
     }
     TestDatabase db = stack.postgres().createDatabase("lab");
     out.println("  " + stack.describe());
@@ -88,7 +137,7 @@ public final class LabCommand implements Callable<Integer> {
     int failedSteps = 0;
     int ran = 0;
     for (int i = 0; i < STEPS.size(); i++) {
-      if (!steps.isEmpty() && !steps.contains(i + 1)) {
+      if (!chosen.isEmpty() && !chosen.contains(i + 1)) {
         continue;
       }
       ran++;

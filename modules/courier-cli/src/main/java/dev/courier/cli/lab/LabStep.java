@@ -5,6 +5,9 @@ package dev.courier.cli.lab;
  */
 interface LabStep {
 
+  /** A short name for {@code --step}, e.g. {@code retry}. */
+  String id();
+
   String title();
 
   /** Why the observations come out as they do, in a few sentences. */

@@ -28,6 +28,11 @@ final class OutboxStep implements LabStep {
   private static final String TOPIC = PREFIX + ".account";
 
   @Override
+  public String id() {
+    return "outbox";
+  }
+
+  @Override
   public String title() {
     return "Outbox: a committed credit survives a relay crash, and the re-send keeps its event id";
   }

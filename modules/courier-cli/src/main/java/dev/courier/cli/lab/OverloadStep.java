@@ -34,6 +34,11 @@ final class OverloadStep implements LabStep {
   private static final Duration AGE_LIMIT = Duration.ofSeconds(3);
 
   @Override
+  public String id() {
+    return "overload";
+  }
+
+  @Override
   public String title() {
     return "Backpressure: 120/s against 100/s grows lag and age, turns WARN, and admission sheds"
         + " load until the backlog drains";

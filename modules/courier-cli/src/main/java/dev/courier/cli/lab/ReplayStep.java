@@ -36,6 +36,11 @@ final class ReplayStep implements LabStep {
   private static final String ANALYTICS = "lab-analytics";
 
   @Override
+  public String id() {
+    return "replay";
+  }
+
+  @Override
   public String title() {
     return "Consumer groups: billing and analytics progress and replay independently";
   }

@@ -55,6 +55,11 @@ final class RetryStep implements LabStep {
   private final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
 
   @Override
+  public String id() {
+    return "retry";
+  }
+
+  @Override
   public String title() {
     return "Retry ladder and DLT: a transient failure recovers, a poison record and an expired one"
         + " park, an audited replay applies once";

@@ -190,7 +190,8 @@ final class RegistryHttp {
             + " "
             + base
             + path
-            + ")");
+            + ")",
+        path);
   }
 
   private static Optional<String> authorization(SchemaRegistryClientConfig config) {

@@ -119,7 +119,7 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
     try {
       return Optional.of(level(http.get("/config/" + encoded(subject))));
     } catch (SchemaRegistryException e) {
-      if (e.errorCode() == 40408 || e.errorCode() == 40401) {
+      if (e.errorCode() == 40408 || e instanceof SchemaRegistryException.SubjectNotFoundException) {
         return Optional.empty();
       }
       throw e;

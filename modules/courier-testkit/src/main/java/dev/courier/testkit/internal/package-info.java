@@ -1,0 +1,2 @@
+/** Backends and launchers behind {@code CourierInfra}. Not API. */
+package dev.courier.testkit.internal;
