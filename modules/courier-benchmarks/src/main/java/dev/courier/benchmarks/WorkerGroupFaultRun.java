@@ -94,6 +94,9 @@ public final class WorkerGroupFaultRun {
         for (int i = 0; i < 3; i++) {
           join(config);
         }
+        List<String> ladder = List.of(topic, topic + ".retry.1", topic + ".retry.2");
+        // The workers create the tiers as they start; the drain below reads their lag.
+        awaitTopics(kafka, ladder);
         Future<?> producing = input.submit(() -> produce(kafka, topic, records));
         while (!producing.isDone()) {
           // The next fault comes 1 to 4 s later; waiting is the point of a fault schedule.
@@ -105,7 +108,6 @@ public final class WorkerGroupFaultRun {
           join(config);
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        List<String> ladder = List.of(topic, topic + ".retry.1", topic + ".retry.2");
         while (kafka.uncommitted(group, ladder) > 0 && System.nanoTime() < deadline) {
           LockSupport.parkNanos(Duration.ofMillis(200).toNanos()); // polling for the drain
         }
@@ -257,5 +259,15 @@ public final class WorkerGroupFaultRun {
     settings.put("kafka.session.timeout.ms", "6000");
     settings.put("kafka.heartbeat.interval.ms", "1000");
     return SettingsFile.write(settings);
+  }
+
+  private static void awaitTopics(KafkaBroker kafka, List<String> topics) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (!kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS).containsAll(topics)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the workers did not create the tiers " + topics);
+      }
+      LockSupport.parkNanos(Duration.ofMillis(100).toNanos()); // polling for the workers' start
+    }
   }
 }
