@@ -1,7 +1,7 @@
 package dev.courier.backpressure;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +37,7 @@ public interface AdmissionController {
     java.time.Clock clock = java.time.Clock.systemUTC();
     Duration retryAfter = Duration.ofSeconds(1);
     Duration maxRetryAfter = Duration.ofMinutes(5);
-    MeterRegistry registry = new SimpleMeterRegistry();
+    MeterRegistry registry = Metrics.globalRegistry;
     String name = "default";
 
     private Builder() {}

@@ -1,7 +1,7 @@
 package dev.courier.retry;
 
 import dev.courier.core.PermanentError;
-import dev.courier.schema.AvroDeserializationException;
+import dev.courier.core.TransientAware;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.sql.SQLException;
@@ -99,11 +99,11 @@ public final class FailureClassifier {
     public FailureClassifier build() {
       List<Rule> all = new ArrayList<>(user);
       all.add(new Rule("PermanentError", t -> t instanceof PermanentError, FailureClass.PERMANENT));
-      // A registry outage is not the record's fault: retry it.
+      // A registry outage is not the record's fault (AvroDeserializationException says so): retry.
       all.add(
           new Rule(
-              "AvroDeserializationException",
-              t -> t instanceof AvroDeserializationException a && !a.reason().permanent(),
+              "TransientAware",
+              t -> t instanceof TransientAware a && a.isTransient(),
               FailureClass.TRANSIENT));
       all.add(
           new Rule(

@@ -11,7 +11,7 @@ import dev.courier.retry.internal.LadderState;
 import dev.courier.retry.internal.Malformed;
 import dev.courier.retry.internal.TierWaits;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -680,7 +680,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private RandomGenerator random = new Random();
     private RetryBudget budget;
-    private MeterRegistry registry = new SimpleMeterRegistry();
+    private MeterRegistry registry = Metrics.globalRegistry;
 
     private Builder(RetryConfig config, Deserializer<K> keys, Deserializer<V> values) {
       this.config = config;

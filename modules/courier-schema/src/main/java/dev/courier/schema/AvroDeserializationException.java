@@ -1,5 +1,6 @@
 package dev.courier.schema;
 
+import dev.courier.core.TransientAware;
 import org.apache.kafka.common.errors.SerializationException;
 
 /**
@@ -7,7 +8,7 @@ import org.apache.kafka.common.errors.SerializationException;
  * RecordDeserializationException} that adds the partition and offset; this exception adds the
  * topic, the schema id (when the header was readable) and what exactly was wrong.
  */
-public class AvroDeserializationException extends SerializationException {
+public class AvroDeserializationException extends SerializationException implements TransientAware {
   private static final long serialVersionUID = 1L;
 
   /** What was wrong with the bytes. */
@@ -66,5 +67,11 @@ public class AvroDeserializationException extends SerializationException {
   /** The schema id from the header, or -1 when the header itself was unreadable. */
   public int schemaId() {
     return schemaId;
+  }
+
+  /** A registry outage is not the record's fault: the retry ladder retries it. */
+  @Override
+  public boolean isTransient() {
+    return !reason.permanent();
   }
 }
