@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -179,6 +180,26 @@ public final class OutboxRelay implements AutoCloseable {
   private void closeClients() {
     producer.close(Duration.ofSeconds(30));
     router.close();
+  }
+
+  /** Runs the relay until the process is stopped: {@code key=value} arguments are its settings. */
+  public static void main(String[] args) throws InterruptedException {
+    Map<String, String> settings = new HashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      if (eq < 1) {
+        throw new IllegalArgumentException("argument '" + arg + "' is not key=value");
+      }
+      settings.put(arg.substring(0, eq), arg.substring(eq + 1));
+    }
+    OutboxRelay relay = start(settings);
+    Runtime.getRuntime().addShutdownHook(new Thread(relay::close, "courier-outbox-relay-shutdown"));
+    relay.awaitStreaming(Duration.ofMinutes(5));
+    System.out.println("outbox relay streaming");
+    relay.thread.join();
+    if (relay.failure() != null) {
+      System.exit(1);
+    }
   }
 
   private static Map<String, Object> producerConfig(OutboxRelayConfig config) {
