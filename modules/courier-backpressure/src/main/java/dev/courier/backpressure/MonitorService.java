@@ -56,11 +56,11 @@ public final class MonitorService implements AutoCloseable {
   }
 
   /**
-   * Starts ticking and serving.
+   * Returns the monitor running: ticking and serving until {@link #close()}.
    *
    * @throws ConfigException naming {@code monitor.http.port} when the port cannot be bound
    */
-  public static MonitorService start(MonitorConfig config, Clock clock) {
+  public static MonitorService create(MonitorConfig config, Clock clock) {
     MonitorService service = new MonitorService(config, clock);
     try {
       service.http = service.routes().start(config.httpPort());

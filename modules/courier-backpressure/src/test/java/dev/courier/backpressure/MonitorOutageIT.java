@@ -55,7 +55,7 @@ class MonitorOutageIT {
       settings.put("kafka.request.timeout.ms", "1000");
       settings.put("kafka.default.api.timeout.ms", "1000");
       try (MonitorService service =
-          MonitorService.start(new MonitorConfig(settings), Clock.systemUTC())) {
+          MonitorService.create(new MonitorConfig(settings), Clock.systemUTC())) {
         String base = "http://localhost:" + service.port();
         await().atMost(TIMEOUT).until(() -> get(base + "/health").statusCode() == 200);
         BacklogSignals remote = BacklogSignals.http(URI.create(base), Duration.ofMillis(50));

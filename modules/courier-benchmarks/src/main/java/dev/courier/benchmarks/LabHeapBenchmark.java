@@ -1,6 +1,6 @@
 package dev.courier.benchmarks;
 
-import dev.courier.cli.Courier;
+import dev.courier.lab.CourierLab;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.WorkerProcess;
 import java.nio.file.Path;
@@ -28,7 +28,7 @@ public final class LabHeapBenchmark {
     long started = System.nanoTime();
     List<String> notes = new ArrayList<>();
     try (WorkerProcess lab =
-        JvmWorker.of(Courier.class)
+        JvmWorker.of(CourierLab.class)
             .name("lab")
             .jvmOption("-Xmx" + MAX_MIB + "m")
             .args(labArgs.toArray(String[]::new))

@@ -1,5 +1,6 @@
 package dev.courier.benchmarks;
 
+import dev.courier.cli.Courier;
 import dev.courier.outbox.OutboxEvent;
 import dev.courier.outbox.OutboxRelay;
 import dev.courier.outbox.OutboxRelayConfig;
@@ -86,7 +87,7 @@ public final class OutboxPipelineBenchmark {
       rows.add(once("Debezium engine alone, no Kafka", debeziumAlone(kafka, db, events), events));
       Map<String, String> settings = relaySettings(kafka, db);
       try (OutboxRelay relay =
-          OutboxRelay.start(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+          OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         relay.awaitStreaming(Duration.ofSeconds(60));
         String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
         insertAndConsume(kafka, db, topic, Math.min(2_000, events)); // warm-up
@@ -265,12 +266,12 @@ public final class OutboxPipelineBenchmark {
     String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
     kafka.createTopic(topic, 1);
     SimpleMeterRegistry warm = new SimpleMeterRegistry();
-    try (OutboxRelay relay = OutboxRelay.start(settings, warm, Clock.systemUTC())) {
+    try (OutboxRelay relay = OutboxRelay.create(settings, warm, Clock.systemUTC())) {
       relay.awaitStreaming(Duration.ofSeconds(60));
       fixedLoad(kafka, db, topic, 1_000, Duration.ofSeconds(3), warm, 0);
     }
     SimpleMeterRegistry measured = new SimpleMeterRegistry();
-    try (OutboxRelay relay = OutboxRelay.start(settings, measured, Clock.systemUTC())) {
+    try (OutboxRelay relay = OutboxRelay.create(settings, measured, Clock.systemUTC())) {
       relay.awaitStreaming(Duration.ofSeconds(60));
       return fixedLoad(kafka, db, topic, 1_000, paced, measured, 0);
     }
@@ -369,16 +370,16 @@ public final class OutboxPipelineBenchmark {
    */
   private static String relayHeap(KafkaBroker kafka, TestDatabase db, int events) throws Exception {
     Map<String, String> settings = relaySettings(kafka, db);
-    List<String> args = new ArrayList<>();
-    settings.forEach((k, v) -> args.add(k + "=" + v));
+    List<String> args = new ArrayList<>(List.of("relay", "--set", "relay.http.port=0"));
+    settings.forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
     try (WorkerProcess relay =
-        JvmWorker.of(OutboxRelay.class)
+        JvmWorker.of(Courier.class)
             .name("outbox-relay")
             .jvmOption("-Xmx512m")
             .args(args.toArray(String[]::new))
             .start()) {
       long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-      while (!relay.output().contains("outbox relay streaming")) {
+      while (!relay.output().contains(Courier.RELAY_STREAMING)) {
         if (!relay.isAlive() || System.nanoTime() > deadline) {
           return "relay service heap: the relay did not start: " + relay.output();
         }

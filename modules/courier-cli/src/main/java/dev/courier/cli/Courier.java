@@ -1,6 +1,5 @@
 package dev.courier.cli;
 
-import dev.courier.cli.lab.LabCommand;
 import java.io.PrintWriter;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
@@ -13,9 +12,8 @@ import picocli.CommandLine.Spec;
     name = "courier",
     mixinStandardHelpOptions = true,
     version = "courier 0.1.0-SNAPSHOT (Kafka 4.3.1, Debezium 3.6.1.Final)",
-    description = "Reliable asynchronous work on Apache Kafka: lab, services and operator tools.",
+    description = "Reliable asynchronous work on Apache Kafka: services and operator tools.",
     subcommands = {
-      LabCommand.class,
       RelayCommand.class,
       MonitorCommand.class,
       RetryWorkerCommand.class,
@@ -29,6 +27,9 @@ public final class Courier implements Runnable {
   /** Exit status of a configuration the command refuses (the message names the key). */
   public static final int CONFIG_ERROR = 2;
 
+  /** The line {@code courier relay} prints once it streams changes: scripts can wait for it. */
+  public static final String RELAY_STREAMING = "courier relay: streaming";
+
   @Spec CommandSpec spec;
 
   @Override
@@ -37,10 +38,6 @@ public final class Courier implements Runnable {
   }
 
   public static void main(String[] args) {
-    // Before the first logger exists: the lab prints its own story, services log at info.
-    boolean lab = args.length > 0 && args[0].equals("lab");
-    System.setProperty(
-        "courier.log.level", System.getProperty("courier.log.level", lab ? "warn" : "info"));
     System.exit(execute(args));
   }
 
@@ -52,10 +49,6 @@ public final class Courier implements Runnable {
   /** The command line with Courier's error handling: a bad setting exits 2 naming the key. */
   public static CommandLine commandLine() {
     CommandLine line = new CommandLine(new Courier());
-    CommandLine lab = line.getSubcommands().get("lab");
-    lab.getCommandSpec()
-        .usageMessage()
-        .description(LabCommand.describe(lab.getCommandSpec().usageMessage().description()));
     line.setExecutionExceptionHandler(
         (e, cl, parsed) -> {
           PrintWriter err = cl.getErr();

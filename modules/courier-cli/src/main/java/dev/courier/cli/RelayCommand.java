@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -73,12 +74,13 @@ final class RelayCommand implements Callable<Integer> {
     System.out.println("courier relay: serving /health and /metrics on port " + http.port());
     OutboxRelay relay;
     try {
-      relay = OutboxRelay.start(settings, registry, Clock.systemUTC());
+      relay = OutboxRelay.create(settings, registry, Clock.systemUTC());
     } catch (RuntimeException e) {
       http.close();
       throw e;
     }
     started.set(relay);
+    announceStreaming(relay);
     return ServiceLifecycle.runUntilStopped(
         "relay",
         () -> {
@@ -87,5 +89,25 @@ final class RelayCommand implements Callable<Integer> {
         },
         () -> Optional.ofNullable(relay.failure()),
         System.out);
+  }
+
+  /** One line on stdout when the stream first runs: scripts and the lab wait for it. */
+  private static void announceStreaming(OutboxRelay relay) {
+    Thread announcer =
+        new Thread(
+            () -> {
+              try {
+                if (relay.awaitStreaming(Duration.ofDays(365))) {
+                  System.out.println(Courier.RELAY_STREAMING);
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              } catch (IllegalStateException failed) {
+                // The lifecycle reports the relay's failure and exits.
+              }
+            },
+            "courier-relay-announcer");
+    announcer.setDaemon(true);
+    announcer.start();
   }
 }

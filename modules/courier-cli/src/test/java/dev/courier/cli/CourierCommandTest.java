@@ -17,7 +17,6 @@ class CourierCommandTest {
     collect(new CommandLine(new Courier()), "", paths);
     assertThat(paths)
         .contains(
-            "lab",
             "relay",
             "monitor",
             "retry-worker",

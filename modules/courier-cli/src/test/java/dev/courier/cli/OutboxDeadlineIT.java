@@ -54,7 +54,7 @@ class OutboxDeadlineIT {
     List<String> handled = new CopyOnWriteArrayList<>();
     ExecutorService thread = Executors.newSingleThreadExecutor();
     try (OutboxRelay relay =
-        OutboxRelay.start(relaySettings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+        OutboxRelay.create(relaySettings, new SimpleMeterRegistry(), Clock.systemUTC())) {
       assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
       OutboxEvent late =
           OutboxEvent.builder()

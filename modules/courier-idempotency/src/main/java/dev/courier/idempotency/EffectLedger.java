@@ -90,9 +90,53 @@ public interface EffectLedger {
   /** The ledger's row for a key, for audit and tests. */
   Optional<LedgerEntry> entry(String key);
 
-  /** A ledger in PostgreSQL for this worker (the owner name is stored for audit). */
-  static EffectLedger postgres(DataSource dataSource, String owner, Duration lease, Clock clock) {
-    IdempotencySchema.migrate(dataSource);
-    return new PostgresEffectLedger(dataSource, owner, lease, clock);
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /** A ledger in PostgreSQL for one worker; its tables are created if missing. */
+  final class Builder {
+    private DataSource dataSource;
+    private String owner;
+    private Duration lease = Duration.ofSeconds(30);
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    public Builder dataSource(DataSource dataSource) {
+      this.dataSource = dataSource;
+      return this;
+    }
+
+    /** This worker's name, stored with every claim for audit (required). */
+    public Builder owner(String owner) {
+      this.owner = owner;
+      return this;
+    }
+
+    /** How long a claim is this worker's before another may take it over (default 30 s). */
+    public Builder lease(Duration lease) {
+      this.lease = lease;
+      return this;
+    }
+
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    public EffectLedger build() {
+      if (dataSource == null) {
+        throw new IllegalStateException("dataSource is required");
+      }
+      if (owner == null || owner.isBlank()) {
+        throw new IllegalStateException("owner is required");
+      }
+      if (lease.isNegative() || lease.isZero()) {
+        throw new IllegalArgumentException("lease must be positive: " + lease);
+      }
+      IdempotencySchema.migrate(dataSource);
+      return new PostgresEffectLedger(dataSource, owner, lease, clock);
+    }
   }
 }

@@ -13,7 +13,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 public final class IdempotencyConfig extends AbstractConfig {
 
   public static final String CONSUMER_NAME = "idempotency.consumer.name";
-  public static final String KEY_HEADER = "idempotency.key.header";
+  public static final String OPERATION_KEY_HEADER = "idempotency.operation.key.header";
   public static final String BATCH_MODE = "idempotency.batch.mode";
   public static final String RETENTION_MS = "idempotency.retention.ms";
   public static final String RETENTION_CHECK_OVERRIDE = "idempotency.retention.check.override";
@@ -31,7 +31,7 @@ public final class IdempotencyConfig extends AbstractConfig {
               "Name under which this consumer's applied keys are recorded; two consumers with"
                   + " different effects need different names, even in one group.")
           .define(
-              KEY_HEADER,
+              OPERATION_KEY_HEADER,
               Type.STRING,
               CourierHeaders.ID,
               new ConfigDef.NonEmptyString(),

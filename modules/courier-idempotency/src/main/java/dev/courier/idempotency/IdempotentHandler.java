@@ -83,7 +83,7 @@ public interface IdempotentHandler<K, V> {
       return config(Map.of(IdempotencyConfig.CONSUMER_NAME, name));
     }
 
-    /** Default: the header named by {@code idempotency.key.header} ({@code id}). */
+    /** Default: the header named by {@code idempotency.operation.key.header} ({@code id}). */
     public Builder<K, V> keyExtractor(OperationKeyExtractor<K, V> keyExtractor) {
       this.keyExtractor = Objects.requireNonNull(keyExtractor, "keyExtractor");
       return this;
@@ -121,7 +121,8 @@ public interface IdempotentHandler<K, V> {
       Objects.requireNonNull(config, "consumer name (idempotency.consumer.name) is required");
       Objects.requireNonNull(effect, "effect is required");
       if (keyExtractor == null) {
-        keyExtractor = OperationKeyExtractor.header(config.getString(IdempotencyConfig.KEY_HEADER));
+        keyExtractor =
+            OperationKeyExtractor.header(config.getString(IdempotencyConfig.OPERATION_KEY_HEADER));
       }
       if (canonicalForm == null) {
         canonicalForm = Fingerprints.rawOrText();

@@ -48,8 +48,12 @@ class EffectLedgerIT {
     assertThat(provider.calls(key)).isEqualTo(1);
 
     EffectLedger ledger =
-        EffectLedger.postgres(
-            db.dataSource(), "worker-2", Duration.ofSeconds(30), Clock.systemUTC());
+        EffectLedger.builder()
+            .dataSource(db.dataSource())
+            .owner("worker-2")
+            .lease(Duration.ofSeconds(30))
+            .clock(Clock.systemUTC())
+            .build();
     assertThat(ledger.claim(key).status())
         .as("the dead worker's lease is still live")
         .isEqualTo(Claim.Status.BUSY);
@@ -81,8 +85,20 @@ class EffectLedgerIT {
   @Test
   void slowWorkerThatLostItsLeaseCannotCompleteOverTheNewOwner() throws Exception {
     MutableClock clock = new MutableClock(Instant.parse("2026-06-01T12:00:00Z"));
-    EffectLedger one = EffectLedger.postgres(db.dataSource(), "one", Duration.ofSeconds(30), clock);
-    EffectLedger two = EffectLedger.postgres(db.dataSource(), "two", Duration.ofSeconds(30), clock);
+    EffectLedger one =
+        EffectLedger.builder()
+            .dataSource(db.dataSource())
+            .owner("one")
+            .lease(Duration.ofSeconds(30))
+            .clock(clock)
+            .build();
+    EffectLedger two =
+        EffectLedger.builder()
+            .dataSource(db.dataSource())
+            .owner("two")
+            .lease(Duration.ofSeconds(30))
+            .clock(clock)
+            .build();
     String key = UniqueNames.slot("fenced");
 
     Claim first = one.claim(key);
@@ -104,7 +120,12 @@ class EffectLedgerIT {
   @Test
   void timeoutMarksUnknownAndTheReconcilerDecides() throws Exception {
     EffectLedger ledger =
-        EffectLedger.postgres(db.dataSource(), "w", Duration.ofSeconds(30), Clock.systemUTC());
+        EffectLedger.builder()
+            .dataSource(db.dataSource())
+            .owner("w")
+            .lease(Duration.ofSeconds(30))
+            .clock(Clock.systemUTC())
+            .build();
     String happened = UniqueNames.slot("timeout_charged");
     String notHappened = UniqueNames.slot("timeout_lost");
 
@@ -158,7 +179,12 @@ class EffectLedgerIT {
   @Test
   void transientFailureReleasesForAnotherTry() throws Exception {
     EffectLedger ledger =
-        EffectLedger.postgres(db.dataSource(), "w", Duration.ofSeconds(30), Clock.systemUTC());
+        EffectLedger.builder()
+            .dataSource(db.dataSource())
+            .owner("w")
+            .lease(Duration.ofSeconds(30))
+            .clock(Clock.systemUTC())
+            .build();
     String key = UniqueNames.slot("flaky");
     assertThatThrownBy(
             () ->

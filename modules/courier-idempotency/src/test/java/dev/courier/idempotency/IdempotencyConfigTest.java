@@ -15,7 +15,7 @@ class IdempotencyConfigTest {
     IdempotencyConfig config =
         new IdempotencyConfig(Map.of("idempotency.consumer.name", "billing"));
     assertThat(config.consumerName()).isEqualTo("billing");
-    assertThat(config.getString(IdempotencyConfig.KEY_HEADER)).isEqualTo("id");
+    assertThat(config.getString(IdempotencyConfig.OPERATION_KEY_HEADER)).isEqualTo("id");
     assertThat(config.retention()).isEqualTo(Duration.ofDays(7));
     assertThat(config.getBoolean(IdempotencyConfig.BATCH_MODE)).isFalse();
   }

@@ -19,8 +19,12 @@ public final class LedgerWorker {
     db.setPassword(args[2]);
     PaymentProvider provider = new PaymentProvider(db);
     EffectLedger ledger =
-        EffectLedger.postgres(
-            db, "worker-1", Duration.ofMillis(Long.parseLong(args[4])), Clock.systemUTC());
+        EffectLedger.builder()
+            .dataSource(db)
+            .owner("worker-1")
+            .lease(Duration.ofMillis(Long.parseLong(args[4])))
+            .clock(Clock.systemUTC())
+            .build();
     Claim claim = ledger.claim(args[3]);
     System.out.println("claimed " + claim.status() + " token=" + claim.leaseToken());
     String receipt = provider.charge(claim.idempotencyKey(), "worker-1");

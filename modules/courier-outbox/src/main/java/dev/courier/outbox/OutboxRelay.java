@@ -13,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,12 +29,12 @@ import org.slf4j.LoggerFactory;
  * with an idempotent producer. Debezium's position advances only after Kafka acknowledged the whole
  * batch; positions are stored in a Kafka topic, so a restart resumes without loss.
  *
- * <p>It runs as deployed services must: {@link #start} returns at once; while PostgreSQL or Kafka
- * is unreachable the relay waits, says why in {@link #health()} and logs each change once; a lost
- * PostgreSQL is reconnected within {@code outbox.postgres.reconnect.interval.ms}. Only a wrong
- * setting (bad value, wrong credentials, no REPLICATION, {@code wal_level} not logical, a slot that
- * is not the one the stored position came from) or a row the policy says to stop at ends it: {@link
- * #failure()} says which.
+ * <p>It runs as deployed services must: {@link #create(java.util.Map)} returns at once; while
+ * PostgreSQL or Kafka is unreachable the relay waits, says why in {@link #health()} and logs each
+ * change once; a lost PostgreSQL is reconnected within {@code
+ * outbox.postgres.reconnect.interval.ms}. Only a wrong setting (bad value, wrong credentials, no
+ * REPLICATION, {@code wal_level} not logical, a slot that is not the one the stored position came
+ * from) or a row the policy says to stop at ends it: {@link #failure()} says which.
  */
 public final class OutboxRelay implements AutoCloseable {
 
@@ -82,17 +81,18 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
-   * Checks the settings and starts relaying. Returns at once: a relay that cannot reach PostgreSQL
-   * or Kafka yet waits for them in the background.
+   * Checks the settings and returns the relay running (it relays until {@link #close()}). Returns
+   * at once: a relay that cannot reach PostgreSQL or Kafka yet waits for them in the background.
    *
    * @throws org.apache.kafka.common.config.ConfigException naming the key of a bad setting, when
    *     the settings or a reachable PostgreSQL or Kafka show it already
    */
-  public static OutboxRelay start(Map<String, ?> settings) {
-    return start(settings, Metrics.globalRegistry, Clock.systemUTC());
+  public static OutboxRelay create(Map<String, ?> settings) {
+    return create(settings, Metrics.globalRegistry, Clock.systemUTC());
   }
 
-  public static OutboxRelay start(Map<String, ?> settings, MeterRegistry registry, Clock clock) {
+  /** As {@link #create(Map)}, with the registry for its metrics and the clock of its ages. */
+  public static OutboxRelay create(Map<String, ?> settings, MeterRegistry registry, Clock clock) {
     OutboxRelay relay = new OutboxRelay(new OutboxRelayConfig(settings), registry, clock);
     try {
       relay.supervisor.checkOnce();
@@ -180,26 +180,6 @@ public final class OutboxRelay implements AutoCloseable {
   private void closeClients() {
     producer.close(Duration.ofSeconds(30));
     router.close();
-  }
-
-  /** Runs the relay until the process is stopped: {@code key=value} arguments are its settings. */
-  public static void main(String[] args) throws InterruptedException {
-    Map<String, String> settings = new HashMap<>();
-    for (String arg : args) {
-      int eq = arg.indexOf('=');
-      if (eq < 1) {
-        throw new IllegalArgumentException("argument '" + arg + "' is not key=value");
-      }
-      settings.put(arg.substring(0, eq), arg.substring(eq + 1));
-    }
-    OutboxRelay relay = start(settings);
-    Runtime.getRuntime().addShutdownHook(new Thread(relay::close, "courier-outbox-relay-shutdown"));
-    relay.awaitStreaming(Duration.ofMinutes(5));
-    System.out.println("outbox relay streaming");
-    relay.thread.join();
-    if (relay.failure() != null) {
-      System.exit(1);
-    }
   }
 
   private static Map<String, Object> producerConfig(OutboxRelayConfig config) {

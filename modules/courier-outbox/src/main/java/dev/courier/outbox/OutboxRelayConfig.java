@@ -4,6 +4,7 @@ import dev.courier.core.Choice;
 import dev.courier.core.ClientSettings;
 import java.net.URI;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -45,6 +46,19 @@ public final class OutboxRelayConfig extends AbstractConfig {
   public static final String STARTUP_BACKOFF_MAX_MS = "outbox.startup.backoff.max.ms";
   public static final String ACK_TIMEOUT_MS = "outbox.health.ack.timeout.ms";
   public static final String SLOT_GAP_POLICY = "outbox.slot.gap.policy";
+
+  /** PostgreSQL's rule for replication slot names; checked here so a bad one exits 2 at start. */
+  private static final ConfigDef.Validator SLOT_NAME =
+      ConfigDef.LambdaValidator.with(
+          (name, value) -> {
+            if (!(value instanceof String slot) || !slot.matches("[a-z0-9_]{1,63}")) {
+              throw new ConfigException(
+                  name,
+                  value,
+                  "a replication slot name has only lower-case letters, digits and '_', at most 63");
+            }
+          },
+          () -> "lower-case letters, digits and _, at most 63 characters");
 
   private static final ConfigDef CONFIG =
       ClientSettings.define(new ConfigDef())
@@ -123,7 +137,7 @@ public final class OutboxRelayConfig extends AbstractConfig {
               SLOT,
               Type.STRING,
               "courier_outbox",
-              new ConfigDef.NonEmptyString(),
+              SLOT_NAME,
               Importance.MEDIUM,
               "Logical replication slot (created on first start; it holds WAL until events are relayed).")
           .define(
@@ -285,8 +299,9 @@ public final class OutboxRelayConfig extends AbstractConfig {
 
   /**
    * Settings for a relay named after {@code prefix} (topics {@code <prefix>.<aggregatetype>}, slot
-   * {@code <prefix>_slot}, publication {@code <prefix>_pub}, offsets {@code <prefix>.offsets}) on
-   * the database of a JDBC URL such as {@code jdbc:postgresql://db:5432/app}.
+   * {@code <prefix>_slot}, publication {@code <prefix>_pub} with any character PostgreSQL refuses
+   * in a slot name turned into {@code _}, offsets {@code <prefix>.offsets}) on the database of a
+   * JDBC URL such as {@code jdbc:postgresql://db:5432/app}.
    */
   public static Map<String, String> settings(
       String bootstrapServers, String jdbcUrl, String user, String password, String prefix) {
@@ -303,8 +318,11 @@ public final class OutboxRelayConfig extends AbstractConfig {
     settings.put(DB_USER, user);
     settings.put(DB_PASSWORD, password);
     settings.put(TOPIC_PREFIX, prefix);
-    settings.put(SLOT, prefix + "_slot");
-    settings.put(PUBLICATION, prefix + "_pub");
+    // Topic names allow '-' and '.', slot names do not: the prefix becomes a legal identifier.
+    String identifier = prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+    identifier = identifier.substring(0, Math.min(identifier.length(), 58));
+    settings.put(SLOT, identifier + "_slot");
+    settings.put(PUBLICATION, identifier + "_pub");
     settings.put(OFFSET_TOPIC, prefix + ".offsets");
     return settings;
   }

@@ -37,7 +37,7 @@ class KafkaUnavailableIT {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     String topic = fixture.topic("account");
     kafka.createTopic(topic, 3);
-    try (OutboxRelay relay = OutboxRelay.start(fixture.settings, registry, Clock.systemUTC())) {
+    try (OutboxRelay relay = OutboxRelay.create(fixture.settings, registry, Clock.systemUTC())) {
       assertThat(relay.awaitStreaming(Duration.ofSeconds(60))).isTrue();
       OutboxWriter writer = OutboxWriter.create();
       kafka.pause();

@@ -78,12 +78,12 @@ class OutboxCrashIT {
 
   private static WorkerProcess startRelay(
       OutboxFixture fixture, boolean armed, dev.courier.core.CrashPoint point) {
-    JvmWorker worker = JvmWorker.of(OutboxRelay.class).args(fixture.args()).name("relay");
+    JvmWorker worker = JvmWorker.of(RelayMain.class).args(fixture.args()).name("relay");
     if (armed) {
       worker.crashAt(point);
     }
     WorkerProcess process = worker.start();
-    await().atMost(TIMEOUT).until(() -> process.output().contains("outbox relay streaming"));
+    await().atMost(TIMEOUT).until(() -> process.output().contains(RelayMain.STREAMING));
     return process;
   }
 

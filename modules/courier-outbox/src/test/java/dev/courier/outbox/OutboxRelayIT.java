@@ -32,7 +32,7 @@ class OutboxRelayIT {
       KafkaBroker kafka, TestDatabase db) throws Exception {
     OutboxFixture fixture = new OutboxFixture(kafka, db);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (OutboxRelay relay = OutboxRelay.start(fixture.settings, registry, Clock.systemUTC())) {
+    try (OutboxRelay relay = OutboxRelay.create(fixture.settings, registry, Clock.systemUTC())) {
       assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
       try (Connection c = db.connection();
           Statement s = c.createStatement()) {
@@ -103,7 +103,7 @@ class OutboxRelayIT {
     OutboxFixture fixture =
         new OutboxFixture(kafka, db).with(OutboxRelayConfig.INVALID_ROW_POLICY, "dead-letter");
     try (OutboxRelay relay =
-        OutboxRelay.start(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+        OutboxRelay.create(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
       assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
       UUID bad = UUID.randomUUID();
       try (Connection c = db.connection();
@@ -150,7 +150,7 @@ class OutboxRelayIT {
         new OutboxFixture(kafka, db)
             .with(OutboxRelayConfig.DB_USER, "plain_app")
             .with(OutboxRelayConfig.DB_PASSWORD, "pw");
-    assertThatThrownBy(() -> OutboxRelay.start(fixture.settings))
+    assertThatThrownBy(() -> OutboxRelay.create(fixture.settings))
         .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
         .hasMessageContaining("database.user")
         .hasMessageContaining("user plain_app may not stream changes")

@@ -34,7 +34,7 @@ class RelayOutagesIT {
         KafkaProcess kafka = KafkaProcess.plaintext()) {
       Map<String, String> settings = settings(pg, kafka);
       try (OutboxRelay relay =
-          OutboxRelay.start(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+          OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         ServiceHealth waiting =
             awaitHealth(relay, "WAITING", "PostgreSQL at localhost:" + pg.port());
         assertThat(waiting.ready()).isFalse();
@@ -57,7 +57,7 @@ class RelayOutagesIT {
         KafkaProcess kafka = KafkaProcess.plaintext().start()) {
       Map<String, String> settings = settings(pg, kafka);
       try (OutboxRelay relay =
-          OutboxRelay.start(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+          OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
         write(pg, "acc-1", 1);
         assertThat(kafka.readValues(accounts(settings), 1, Duration.ZERO)).hasSize(1);
@@ -93,7 +93,7 @@ class RelayOutagesIT {
       settings.put(OutboxRelayConfig.ACK_TIMEOUT_MS, "2000");
       settings.put(OutboxRelayConfig.DELIVERY_TIMEOUT_MS, "5000");
       try (OutboxRelay relay =
-          OutboxRelay.start(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+          OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
         write(pg, "acc-1", 1);
         assertThat(kafka.readValues(accounts(settings), 1, Duration.ZERO)).hasSize(1);

@@ -50,7 +50,7 @@ class RelayPartialFailureIT {
           .all()
           .get(30, TimeUnit.SECONDS);
       SimpleMeterRegistry meters = new SimpleMeterRegistry();
-      try (OutboxRelay relay = OutboxRelay.start(settings, meters, Clock.systemUTC())) {
+      try (OutboxRelay relay = OutboxRelay.create(settings, meters, Clock.systemUTC())) {
         assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
         kafka.kill(2);
         try (Connection c = db.connection()) {

@@ -121,7 +121,7 @@ class RelayRefusalsIT {
       s.execute("SELECT pg_drop_replication_slot('" + slot + "')");
     }
     write(db, OutboxRelayIT.credit("acc-4", 2).build());
-    assertThatThrownBy(() -> OutboxRelay.start(fixture.settings))
+    assertThatThrownBy(() -> OutboxRelay.create(fixture.settings))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("outbox.slot.gap.policy")
         .hasMessageContaining("does not exist");
@@ -129,12 +129,12 @@ class RelayRefusalsIT {
         Statement s = c.createStatement()) {
       s.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
     }
-    assertThatThrownBy(() -> OutboxRelay.start(fixture.settings))
+    assertThatThrownBy(() -> OutboxRelay.create(fixture.settings))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("ahead of the relay's stored position");
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     fixture.with(OutboxRelayConfig.SLOT_GAP_POLICY, "accept");
-    try (OutboxRelay relay = OutboxRelay.start(fixture.settings, meters, Clock.systemUTC())) {
+    try (OutboxRelay relay = OutboxRelay.create(fixture.settings, meters, Clock.systemUTC())) {
       assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
       assertThat(meters.get("courier.outbox.slot.gaps").counter().count()).isEqualTo(1);
       write(db, OutboxRelayIT.credit("acc-4", 3).build());
@@ -149,7 +149,7 @@ class RelayRefusalsIT {
     OutboxFixture fixture = new OutboxFixture(kafka, db);
     String offsets = fixture.settings.get(OutboxRelayConfig.OFFSET_TOPIC);
     kafka.createTopic(offsets, 1, Map.of("cleanup.policy", "delete"));
-    assertThatThrownBy(() -> OutboxRelay.start(fixture.settings))
+    assertThatThrownBy(() -> OutboxRelay.create(fixture.settings))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("outbox.offset.storage.topic")
         .hasMessageContaining("cleanup.policy=delete");
@@ -180,7 +180,7 @@ class RelayRefusalsIT {
 
   private static OutboxRelay start(OutboxFixture fixture) throws InterruptedException {
     OutboxRelay relay =
-        OutboxRelay.start(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC());
+        OutboxRelay.create(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC());
     assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
     return relay;
   }

@@ -37,9 +37,9 @@ class SlotHealthIT {
       OutboxFixture silent =
           new OutboxFixture(kafka, quiet).with(OutboxRelayConfig.HEARTBEAT_MS, "0");
       try (OutboxRelay withHeartbeats =
-              OutboxRelay.start(beating.settings, new SimpleMeterRegistry(), Clock.systemUTC());
+              OutboxRelay.create(beating.settings, new SimpleMeterRegistry(), Clock.systemUTC());
           OutboxRelay withoutHeartbeats =
-              OutboxRelay.start(silent.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+              OutboxRelay.create(silent.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         assertThat(withHeartbeats.awaitStreaming(Duration.ofSeconds(60))).isTrue();
         assertThat(withoutHeartbeats.awaitStreaming(Duration.ofSeconds(60))).isTrue();
         long before = withHeartbeats.retainedWalBytes();

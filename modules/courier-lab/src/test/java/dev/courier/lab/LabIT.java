@@ -1,0 +1,57 @@
+package dev.courier.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.courier.testkit.JvmWorker;
+import dev.courier.testkit.WorkerProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code java -jar courier-lab.jar lab} as the README's first command runs it: its own embedded
+ * stack, every step, inside the 1 GiB heap the lab is held to.
+ */
+class LabIT {
+
+  @Test
+  void everyStepPassesInOneGibibyte() {
+    try (WorkerProcess lab =
+        JvmWorker.of(CourierLab.class)
+            .name("lab")
+            .classpath(Path.of("target", "courier-lab.jar").toAbsolutePath().toString())
+            .jvmOption("-Xmx1g")
+            .args("lab")
+            .start()) {
+      int status = lab.awaitExit(Duration.ofMinutes(6));
+      String output = lab.output();
+      assertThat(status).as(output).isZero();
+      assertThat(output)
+          .contains("courier lab: 5 of 5 step(s) passed")
+          .doesNotContain("[FAIL]")
+          .contains("unguarded total after the restart: 20")
+          .contains("guarded total after the restart: 10")
+          .contains("op-4 in the DLT: reason: expired")
+          .contains("admission refused because of: Optional[OLDEST_AGE]")
+          .as("the clients' and servers' logs go to the lab's log file, not the terminal")
+          .contains("warnings of the clients and servers go to")
+          .doesNotContain("Bootstrap metadata")
+          .doesNotContain("QuorumController");
+    }
+  }
+
+  @Test
+  void anUnknownStepIsRefusedBeforeAnythingStarts() {
+    try (WorkerProcess lab =
+        JvmWorker.of(CourierLab.class)
+            .name("lab-step-9")
+            .classpath(Path.of("target", "courier-lab.jar").toAbsolutePath().toString())
+            .args("lab", "--step", "9")
+            .start()) {
+      assertThat(lab.awaitExit(Duration.ofSeconds(60))).isEqualTo(1);
+      assertThat(lab.output())
+          .contains("--step 9: steps are 1 to 5 or outbox, crash, replay, retry, overload")
+          .doesNotContain("starting");
+    }
+  }
+}
