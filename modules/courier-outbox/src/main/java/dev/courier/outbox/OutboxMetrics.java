@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * courier_outbox_resent_total}, {@code courier_outbox_commit_to_ack_seconds} and {@code
  * courier_outbox_commit_to_capture_seconds} (histograms), {@code
  * courier_outbox_last_event_timestamp_seconds}, {@code courier_outbox_engine_running}, {@code
- * courier_outbox_standby} (1 while another reader holds the slot), {@code
  * courier_outbox_slot_retained_wal_bytes}, {@code courier_outbox_ready}, {@code
  * courier_outbox_engine_restarts_total}, {@code courier_outbox_slot_gaps_total}.
  */
@@ -28,7 +27,6 @@ final class OutboxMetrics {
   final Timer commitToCapture;
   final AtomicLong lastEventMillis = new AtomicLong();
   final AtomicLong running = new AtomicLong();
-  final AtomicLong standby = new AtomicLong();
 
   OutboxMetrics(MeterRegistry registry, String relay) {
     relayed =
@@ -92,11 +90,6 @@ final class OutboxMetrics {
         "courier.outbox.engine.running",
         java.util.List.of(io.micrometer.core.instrument.Tag.of("relay", relay)),
         running,
-        AtomicLong::get);
-    registry.gauge(
-        "courier.outbox.standby",
-        java.util.List.of(io.micrometer.core.instrument.Tag.of("relay", relay)),
-        standby,
         AtomicLong::get);
   }
 }

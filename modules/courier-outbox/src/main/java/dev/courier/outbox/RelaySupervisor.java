@@ -6,10 +6,8 @@ import dev.courier.outbox.internal.EngineProperties;
 import dev.courier.outbox.internal.KafkaChecks;
 import dev.courier.outbox.internal.Outage;
 import dev.courier.outbox.internal.PostgresAccess;
-import dev.courier.outbox.internal.Publication;
 import dev.courier.outbox.internal.RowRouter;
 import dev.courier.outbox.internal.SlotIdentity;
-import dev.courier.outbox.internal.SlotInUse;
 import dev.courier.outbox.internal.StartupChecks;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
@@ -47,7 +45,6 @@ final class RelaySupervisor implements Runnable {
 
   private static final Logger LOG = LoggerFactory.getLogger(RelaySupervisor.class);
   private static final Duration FIRST_BACKOFF = Duration.ofMillis(250);
-  private static final Duration STANDBY_POLL = Duration.ofMillis(500);
 
   private final OutboxRelayConfig config;
   private final PostgresAccess postgres;
@@ -114,9 +111,6 @@ final class RelaySupervisor implements Runnable {
     try {
       prepare();
       prepared = true;
-    } catch (SlotInUse e) {
-      state.waiting("STANDBY", e.getMessage());
-      metrics.standby.set(1);
     } catch (Outage e) {
       state.waiting("WAITING", e.getMessage());
     }
@@ -137,13 +131,6 @@ final class RelaySupervisor implements Runnable {
         }
         metrics.engineRestarts.increment();
         backoff = FIRST_BACKOFF;
-      } catch (SlotInUse e) {
-        // Not an outage: poll at a steady pace so a takeover costs about one interval.
-        backoff = FIRST_BACKOFF;
-        state.waiting("STANDBY", e.getMessage());
-        metrics.standby.set(1);
-        awaitSlotFree();
-        continue;
       } catch (Outage e) {
         state.waiting("WAITING", e.getMessage());
       } catch (ConfigException | RelayFault e) {
@@ -161,7 +148,7 @@ final class RelaySupervisor implements Runnable {
   }
 
   /** Everything that must hold before the engine may stream. */
-  private void prepare() throws Outage, SlotInUse {
+  private void prepare() throws Outage {
     checking("checking PostgreSQL at " + postgres.where());
     // Kafka is checked (and the stored position read) while PostgreSQL is: a restart pays for the
     // slower of the two, not for both.
@@ -179,7 +166,6 @@ final class RelaySupervisor implements Runnable {
     try {
       StartupChecks.verify(config, postgres);
       OutboxSchema.migrate(postgres.dataSource());
-      Publication.ensure(config, postgres);
     } catch (Outage | RuntimeException e) {
       kafka.cancel(true);
       throw e;
@@ -217,36 +203,13 @@ final class RelaySupervisor implements Runnable {
     } else {
       LOG.info("{}", slot.description());
     }
-    SlotInUse.check(config, postgres);
-    metrics.standby.set(0);
   }
 
-  /** Says what is being checked, unless an outage or a reader is waited out: its reason stays. */
+  /** Says what is being checked, unless an outage is being waited out: its reason stays. */
   private void checking(String what) {
-    String status = state.current().status();
-    if (!(status.equals("WAITING") || status.equals("STANDBY"))
+    if (!state.current().status().equals("WAITING")
         || state.current().reason().startsWith("checking")) {
       state.waiting("WAITING", what);
-    }
-  }
-
-  /**
-   * Asks only whether the slot is still read, every {@link #STANDBY_POLL}: the full checks (Kafka
-   * included) run once it is free, not twice a second for as long as another relay streams.
-   */
-  private void awaitSlotFree() {
-    while (!closed()) {
-      pause(STANDBY_POLL);
-      try {
-        SlotInUse.check(config, postgres);
-        return;
-      } catch (SlotInUse e) {
-        state.waiting("STANDBY", e.getMessage());
-      } catch (Outage e) {
-        return; // the full checks wait it out and say why
-      } catch (RuntimeException e) {
-        return;
-      }
     }
   }
 

@@ -98,43 +98,6 @@ class OutboxRelayIT {
   }
 
   @Test
-  void thePublicationCarriesNoDeletesAndAnOlderOneIsNarrowed(KafkaBroker kafka, TestDatabase db)
-      throws Exception {
-    OutboxFixture fixture = new OutboxFixture(kafka, db);
-    String publication = fixture.settings.get(OutboxRelayConfig.PUBLICATION);
-    OutboxSchema.migrate(db.dataSource());
-    try (Connection c = db.connection();
-        Statement s = c.createStatement()) {
-      // What Debezium's autocreate (and Courier before) made: every operation published.
-      s.execute(
-          "CREATE PUBLICATION "
-              + publication
-              + " FOR TABLE public.courier_outbox, public.courier_outbox_heartbeat");
-    }
-    try (OutboxRelay relay =
-        OutboxRelay.create(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
-      assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
-      assertThat(
-              count(
-                  db,
-                  "SELECT count(*) FROM pg_publication WHERE pubname = '"
-                      + publication
-                      + "' AND pubinsert AND pubupdate AND NOT pubdelete AND NOT pubtruncate"))
-          .isOne();
-      OutboxEvent event = credit("acc-pub", 5).build();
-      try (Connection c = db.connection()) {
-        c.setAutoCommit(false);
-        OutboxWriter.create().write(c, event);
-        c.commit();
-      }
-      List<ConsumerRecord<String, String>> delivered =
-          OutboxFixture.read(kafka, fixture.topic("account"), 1, TIMEOUT);
-      assertThat(OutboxFixture.header(delivered.get(0), "id"))
-          .isEqualTo(event.eventId().toString());
-    }
-  }
-
-  @Test
   void invalidRowIsDeadLetteredWithItsReasonAndTheRelayGoesOn(KafkaBroker kafka, TestDatabase db)
       throws Exception {
     OutboxFixture fixture =
