@@ -1,7 +1,10 @@
 // Validates deploy/k8s/*.yaml offline: every document against its JSON schema (Kubernetes API
 // from kubernetes-models, Strimzi CRDs 0.49/1.0 from @kubernetes-models/strimzi-kafka-operator),
 // then Courier's own rules: probes and resources on every container, a PodDisruptionBudget and a
-// Service for every Deployment, envFrom ConfigMaps that exist, and kustomization entries that exist.
+// Service for every Deployment, envFrom ConfigMaps that exist, and kustomization entries that exist;
+// a leader-elected Deployment (annotation courier.dev/leader-elected) has a standby, rolls without
+// ever lacking a ready replica, probes readiness as a replica (a standby counts), and its PDB keeps
+// one replica.
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -78,6 +81,27 @@ for (const { where, obj } of byKind("Deployment")) {
   }
   if (!byKind("Service").some((r) => selects(r.obj.spec.selector, labels))) {
     problems.push(`${where}: no Service selects its pods (Prometheus scrapes through it)`);
+  }
+}
+for (const { where, obj } of byKind("Deployment")) {
+  if (obj.metadata.annotations?.["courier.dev/leader-elected"] !== "true") continue;
+  const labels = obj.spec.template.metadata.labels;
+  if (!(obj.spec.replicas >= 2)) problems.push(`${where}: leader-elected, needs 2 or more replicas for a standby`);
+  const strategy = obj.spec.strategy ?? {};
+  if (strategy.type !== "RollingUpdate" || String(strategy.rollingUpdate?.maxUnavailable) !== "0") {
+    problems.push(`${where}: leader-elected, needs a RollingUpdate with maxUnavailable 0 (a standby ready before a replica goes)`);
+  }
+  for (const c of obj.spec.template.spec.containers) {
+    if (c.readinessProbe?.httpGet?.path !== "/health/replica") {
+      problems.push(`${where}: leader-elected, container ${c.name} must probe readiness on /health/replica (a standby never ready on /health/ready blocks rollouts and drains)`);
+    }
+    if (c.livenessProbe?.httpGet?.path !== "/health/live") {
+      problems.push(`${where}: leader-elected, container ${c.name} must probe liveness on /health/live (a standby is live)`);
+    }
+  }
+  const pdb = byKind("PodDisruptionBudget").find((r) => selects(r.obj.spec.selector.matchLabels, labels));
+  if (pdb && !(pdb.obj.spec.minAvailable >= 1)) {
+    problems.push(`${where}: leader-elected, its PodDisruptionBudget needs minAvailable 1 or more`);
   }
 }
 for (const { where, obj } of byKind("KafkaTopic")) {

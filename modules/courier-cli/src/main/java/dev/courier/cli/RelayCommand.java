@@ -1,6 +1,7 @@
 package dev.courier.cli;
 
 import dev.courier.core.ClientSettings;
+import dev.courier.core.HttpEndpoints;
 import dev.courier.core.ServiceHealth;
 import dev.courier.outbox.OutboxRelay;
 import dev.courier.outbox.OutboxRelayConfig;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -31,8 +33,11 @@ import picocli.CommandLine.Mixin;
           + " publishes each event to Kafka, keeping its id on a re-send.",
       "Waits out PostgreSQL and Kafka outages (at start too) and says why on /health; exits 2"
           + " only on a wrong setting.",
-      "Serves /health (= /health/ready), /health/live and /metrics on relay.http.port; stops"
-          + " cleanly on SIGTERM.",
+      "Several replicas on one slot elect a leader through PostgreSQL: one streams, the others"
+          + " wait as standbys and take over when it dies or freezes.",
+      "Serves /health (= /health/ready: leads and streams), /health/replica (leads and streams,"
+          + " or waits as a healthy standby), /health/live and /metrics on relay.http.port;"
+          + " stops cleanly on SIGTERM, handing the slot to a standby.",
       "Settings: OutboxRelayConfig's keys (bootstrap.servers, database.*, outbox.*) and"
           + " relay.http.port, from --config, COURIER_... variables and --set."
     })
@@ -62,15 +67,17 @@ final class RelayCommand implements Callable<Integer> {
     // /health answers while the relay starts: an orchestrator sees why it is not ready yet.
     AtomicReference<OutboxRelay> started = new AtomicReference<>();
     Instant since = Instant.now();
+    Supplier<ServiceHealth> health =
+        () ->
+            started.get() == null
+                ? ServiceHealth.waiting("STARTING", "starting", since)
+                : started.get().health();
     ServiceHttp http =
         ServiceHttp.start(
             HTTP_PORT,
             service.getInt(HTTP_PORT),
-            registry,
-            () ->
-                started.get() == null
-                    ? ServiceHealth.waiting("STARTING", "starting", since)
-                    : started.get().health());
+            ServiceHttp.routes(registry, health)
+                .get("/health/replica", () -> replica(health.get())));
     System.out.println("courier relay: serving /health and /metrics on port " + http.port());
     OutboxRelay relay;
     try {
@@ -89,6 +96,19 @@ final class RelayCommand implements Callable<Integer> {
         },
         () -> Optional.ofNullable(relay.failure()),
         System.out);
+  }
+
+  /**
+   * The readiness of a replica among several: 200 for the leader that streams and for a standby
+   * that passed its checks and waits for the lock. Orchestrators probe this, not /health/ready: a
+   * standby that never counts as ready would block every rolling update and every node drain behind
+   * the leader.
+   */
+  static HttpEndpoints.Response replica(ServiceHealth h) {
+    boolean ok = h.ready() || h.status().equals("STANDBY");
+    return HttpEndpoints.Response.json(
+        ok ? 200 : 503,
+        new ServiceHealth(ok, h.live(), h.status(), h.reason(), h.since()).readinessJson());
   }
 
   /** One line on stdout when the stream first runs: scripts and the lab wait for it. */

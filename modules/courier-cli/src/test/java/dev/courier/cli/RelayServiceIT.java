@@ -62,6 +62,56 @@ class RelayServiceIT {
   }
 
   @Test
+  void twoReplicasOneLeadsTheOtherStandsByAndTakesOverWhenTheLeaderIsStopped() throws Exception {
+    try (PostgresProcess pg = PostgresProcess.builder().build().start();
+        KafkaProcess kafka = KafkaProcess.plaintext().start()) {
+      Map<String, String> settings = settings(pg, kafka);
+      String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
+      try (WorkerProcess leader = relay(settings)) {
+        int leaderPort = CourierProcess.port(leader);
+        awaitHealth(leaderPort, 200, "streaming from slot");
+        try (WorkerProcess standby = relay(settings)) {
+          int standbyPort = CourierProcess.port(standby);
+          awaitHealth(standbyPort, 503, "this relay takes over when it stops");
+          HttpResponse<String> replica = CourierProcess.get(standbyPort, "/health/replica");
+          assertThat(replica.statusCode())
+              .as("a healthy standby is a ready replica")
+              .isEqualTo(200);
+          assertThat(replica.body()).contains("\"state\":\"STANDBY\"");
+          assertThat(CourierProcess.get(standbyPort, "/health/live").statusCode()).isEqualTo(200);
+          assertThat(CourierProcess.get(leaderPort, "/health/replica").statusCode()).isEqualTo(200);
+          assertThat(CourierProcess.get(leaderPort, "/metrics").body())
+              .contains(
+                  "courier_outbox_leader{relay=\""
+                      + settings.get(OutboxRelayConfig.NAME)
+                      + "\"} 1.0");
+          assertThat(CourierProcess.get(standbyPort, "/metrics").body())
+              .contains(
+                  "courier_outbox_leader{relay=\""
+                      + settings.get(OutboxRelayConfig.NAME)
+                      + "\"} 0.0");
+          write(pg, "acc-9", 1);
+          assertThat(kafka.readValues(topic, 1, Duration.ZERO)).containsExactly("{\"amount\":1}");
+
+          // A rolling update: the leader is stopped, finishes its batch and hands the slot over.
+          assertThat(leader.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+          awaitHealth(standbyPort, 200, "streaming from slot");
+          write(pg, "acc-9", 2);
+          assertThat(kafka.readValues(topic, 2, Duration.ZERO))
+              .containsExactly("{\"amount\":1}", "{\"amount\":2}");
+          assertThat(CourierProcess.get(standbyPort, "/metrics").body())
+              .contains("courier_outbox_leader_takeovers_total")
+              .contains(
+                  "courier_outbox_leader{relay=\""
+                      + settings.get(OutboxRelayConfig.NAME)
+                      + "\"} 1.0");
+          assertThat(standby.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+        }
+      }
+    }
+  }
+
+  @Test
   void postgresLostDuringStartIsWaitedOut() throws Exception {
     try (PostgresProcess pg = PostgresProcess.builder().build().start();
         KafkaProcess kafka = KafkaProcess.plaintext().start()) {

@@ -13,7 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * courier_outbox_commit_to_capture_seconds} (histograms), {@code
  * courier_outbox_last_event_timestamp_seconds}, {@code courier_outbox_engine_running}, {@code
  * courier_outbox_slot_retained_wal_bytes}, {@code courier_outbox_ready}, {@code
- * courier_outbox_engine_restarts_total}, {@code courier_outbox_slot_gaps_total}.
+ * courier_outbox_engine_restarts_total}, {@code courier_outbox_slot_gaps_total}, {@code
+ * courier_outbox_leader} (1 while this replica leads its slot), {@code
+ * courier_outbox_leader_takeovers_total} and {@code courier_outbox_leader_takeover_seconds} (from
+ * winning the leadership as a standby to streaming).
  */
 final class OutboxMetrics {
 
@@ -27,6 +30,9 @@ final class OutboxMetrics {
   final Timer commitToCapture;
   final AtomicLong lastEventMillis = new AtomicLong();
   final AtomicLong running = new AtomicLong();
+  final AtomicLong leader = new AtomicLong();
+  final Counter takeovers;
+  final Timer takeover;
 
   OutboxMetrics(MeterRegistry registry, String relay) {
     relayed =
@@ -81,6 +87,23 @@ final class OutboxMetrics {
             .minimumExpectedValue(Duration.ofMillis(1))
             .maximumExpectedValue(Duration.ofSeconds(60))
             .register(registry);
+    takeovers =
+        Counter.builder("courier.outbox.leader.takeovers")
+            .tag("relay", relay)
+            .description("Times this replica, waiting as a standby, won the leadership.")
+            .register(registry);
+    takeover =
+        Timer.builder("courier.outbox.leader.takeover")
+            .tag("relay", relay)
+            .description(
+                "From winning the leadership as a standby to streaming (checks, the former"
+                    + " leader's walsender ended, the engine started).")
+            .register(registry);
+    registry.gauge(
+        "courier.outbox.leader",
+        java.util.List.of(io.micrometer.core.instrument.Tag.of("relay", relay)),
+        leader,
+        AtomicLong::get);
     registry.gauge(
         "courier.outbox.last.event.timestamp.seconds",
         java.util.List.of(io.micrometer.core.instrument.Tag.of("relay", relay)),

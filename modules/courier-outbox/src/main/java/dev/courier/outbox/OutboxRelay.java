@@ -97,6 +97,7 @@ public final class OutboxRelay implements AutoCloseable {
     try {
       relay.supervisor.checkOnce();
     } catch (RuntimeException e) {
+      relay.supervisor.release();
       relay.closeClients();
       throw e;
     }

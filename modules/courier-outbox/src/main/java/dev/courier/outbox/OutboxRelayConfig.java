@@ -46,6 +46,9 @@ public final class OutboxRelayConfig extends AbstractConfig {
   public static final String STARTUP_BACKOFF_MAX_MS = "outbox.startup.backoff.max.ms";
   public static final String ACK_TIMEOUT_MS = "outbox.health.ack.timeout.ms";
   public static final String SLOT_GAP_POLICY = "outbox.slot.gap.policy";
+  public static final String SLOT_FAILOVER = "outbox.slot.failover";
+  public static final String LEADER_LEASE_MS = "outbox.leader.lease.ms";
+  public static final String LEADER_POLL_MS = "outbox.leader.poll.interval.ms";
 
   /** PostgreSQL's rule for replication slot names; checked here so a bad one exits 2 at start. */
   private static final ConfigDef.Validator SLOT_NAME =
@@ -256,7 +259,37 @@ public final class OutboxRelayConfig extends AbstractConfig {
               2048,
               Range.between(1, 100_000),
               Importance.LOW,
-              "Most change events handed to the relay per batch.");
+              "Most change events handed to the relay per batch.")
+          .define(
+              LEADER_LEASE_MS,
+              Type.LONG,
+              10_000L,
+              Range.between(2_000, 600_000),
+              Importance.MEDIUM,
+              "Relays with the same slot elect one leader through a PostgreSQL advisory lock held"
+                  + " on a connection of its own. PostgreSQL ends that connection when the leader"
+                  + " has not renewed it for this long (idle_session_timeout, so a frozen leader"
+                  + " loses the lock), and a leader stops publishing on its own once half of it"
+                  + " has passed without a renewal. Shorter is a faster takeover from a frozen"
+                  + " leader; a killed leader's lock is freed at once whatever this is.")
+          .define(
+              LEADER_POLL_MS,
+              Type.INT,
+              500,
+              Range.between(50, 60_000),
+              Importance.LOW,
+              "How often a standby relay asks for the leadership: a takeover after the leader"
+                  + " dies costs up to this plus the engine's start.")
+          .define(
+              SLOT_FAILOVER,
+              Type.BOOLEAN,
+              false,
+              Importance.LOW,
+              "Create the replication slot as a failover slot (PostgreSQL 17+, Debezium's"
+                  + " slot.failover) so it survives the promotion of a standby that runs"
+                  + " sync_replication_slots = on. Ignored by PostgreSQL 16 and earlier, where a"
+                  + " promotion loses the slot and the relay refuses to go on silently"
+                  + " (outbox.slot.gap.policy).");
 
   private final ClientSettings clients;
 

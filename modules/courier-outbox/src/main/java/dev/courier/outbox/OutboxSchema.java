@@ -10,6 +10,7 @@ public final class OutboxSchema {
   private OutboxSchema() {}
 
   public static void migrate(DataSource dataSource) {
-    SqlMigrations.apply(dataSource, "courier-outbox", List.of("V1__outbox_table.sql"));
+    SqlMigrations.apply(
+        dataSource, "courier-outbox", List.of("V1__outbox_table.sql", "V2__relay_terms.sql"));
   }
 }

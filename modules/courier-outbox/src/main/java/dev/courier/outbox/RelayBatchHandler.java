@@ -3,6 +3,8 @@ package dev.courier.outbox;
 import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
 import dev.courier.outbox.internal.DeadLetterEnvelope;
+import dev.courier.outbox.internal.Leadership;
+import dev.courier.outbox.internal.LeadershipLost;
 import dev.courier.outbox.internal.RowRouter;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -44,6 +46,8 @@ final class RelayBatchHandler
   private final OutboxMetrics metrics;
   private final DeadLetters deadLetters;
   private final Clock clock;
+  private final Leadership leadership;
+  private final Duration lease;
 
   /** When the batch now waiting for Kafka started waiting, or 0 when none waits. */
   private volatile long waitingSince;
@@ -56,13 +60,16 @@ final class RelayBatchHandler
       RowRouter router,
       OutboxRelayConfig config,
       OutboxMetrics metrics,
-      Clock clock) {
+      Clock clock,
+      Leadership leadership) {
     this.producer = producer;
     this.router = router;
     this.config = config;
     this.metrics = metrics;
     this.clock = clock;
-    this.deadLetters = new DeadLetters(producer, config, metrics);
+    this.leadership = leadership;
+    this.lease = Duration.ofMillis(config.getLong(OutboxRelayConfig.LEADER_LEASE_MS));
+    this.deadLetters = new DeadLetters(producer, config, metrics, leadership);
   }
 
   @Override
@@ -70,11 +77,14 @@ final class RelayBatchHandler
       List<RecordChangeEvent<SourceRecord>> changes,
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
+    fence("publish");
     List<RowRouter.Publish> publish = new ArrayList<>();
     long received = clock.millis();
+    byte[] relay = leadership.header();
     for (RecordChangeEvent<SourceRecord> change : changes) {
       RowRouter.Routed routed = router.route(change.record());
       if (routed instanceof RowRouter.Publish p) {
+        p.record().headers().add(CourierHeaders.RELAY, relay);
         publish.add(p);
         metrics.commitToCapture.record(Duration.ofMillis(Math.max(0, received - p.commitMillis())));
       } else if (routed instanceof RowRouter.Invalid invalid) {
@@ -84,11 +94,30 @@ final class RelayBatchHandler
     OutboxRelay.BEFORE_KAFKA_SEND.reach();
     sendAll(publish);
     CrashPoints.AFTER_KAFKA_SEND_BEFORE_SOURCE_OFFSET_COMMIT.reach();
+    // A position stored after another relay took over could move the slot past its events.
+    fence("acknowledge");
     for (RecordChangeEvent<SourceRecord> change : changes) {
       committer.markProcessed(change);
     }
     committer.markBatchFinished();
     metrics.batches.increment();
+  }
+
+  /**
+   * Goes on only while this relay leads. A lapsed lease may be a renewal in flight or PostgreSQL
+   * briefly away, so it waits up to one lease for it before giving up.
+   */
+  private void fence(String what) throws InterruptedException {
+    if (!leadership.awaitValid(lease)) {
+      throw new LeadershipLost(
+          "no longer the leader of slot "
+              + config.getString(OutboxRelayConfig.SLOT)
+              + " (incarnation "
+              + leadership.incarnation()
+              + "): will not "
+              + what
+              + " this batch; the leader re-sends it");
+    }
   }
 
   /**
@@ -175,12 +204,17 @@ final class RelayBatchHandler
     private final Producer<byte[], byte[]> producer;
     private final OutboxRelayConfig config;
     private final OutboxMetrics metrics;
+    private final Leadership leadership;
 
     DeadLetters(
-        Producer<byte[], byte[]> producer, OutboxRelayConfig config, OutboxMetrics metrics) {
+        Producer<byte[], byte[]> producer,
+        OutboxRelayConfig config,
+        OutboxMetrics metrics,
+        Leadership leadership) {
       this.producer = producer;
       this.config = config;
       this.metrics = metrics;
+      this.leadership = leadership;
     }
 
     /** An event Kafka refused with a non-retriable error. */
@@ -210,6 +244,7 @@ final class RelayBatchHandler
               DeadLetterEnvelope.of(invalid.row(), invalid.reason(), maxRequestSize()));
       dead.headers().add(CourierHeaders.ID, invalid.eventId().getBytes(StandardCharsets.UTF_8));
       dead.headers().add(CourierHeaders.REASON, invalid.reason().getBytes(StandardCharsets.UTF_8));
+      dead.headers().add(CourierHeaders.RELAY, leadership.header());
       send(dead, invalid);
       metrics.deadLettered.increment();
       LOG.warn(

@@ -4,6 +4,8 @@ import dev.courier.core.Failures;
 import dev.courier.core.ServiceHealth;
 import dev.courier.outbox.internal.EngineProperties;
 import dev.courier.outbox.internal.KafkaChecks;
+import dev.courier.outbox.internal.Leadership;
+import dev.courier.outbox.internal.LeadershipLost;
 import dev.courier.outbox.internal.Outage;
 import dev.courier.outbox.internal.PostgresAccess;
 import dev.courier.outbox.internal.RowRouter;
@@ -24,6 +26,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.management.MBeanServer;
@@ -36,10 +39,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the relay streaming: waits out PostgreSQL and Kafka outages at start (capped backoff,
- * nothing but a wrong setting ends it), checks the slot against the stored position, runs
- * Debezium's engine, and starts a new engine when one stops for a reason that waiting can fix. A
- * wrong setting ends it with a {@link ConfigException}; a row the policy says to stop at ends it
- * with a {@link RelayFault}.
+ * nothing but a wrong setting ends it), waits as a standby while another replica leads the slot
+ * ({@link Leadership}), checks the slot against the stored position, runs Debezium's engine, and
+ * starts a new engine when one stops for a reason that waiting can fix. A wrong setting ends it
+ * with a {@link ConfigException}; a row the policy says to stop at ends it with a {@link
+ * RelayFault}.
  */
 final class RelaySupervisor implements Runnable {
 
@@ -54,6 +58,14 @@ final class RelaySupervisor implements Runnable {
   private final Clock clock;
   private final RelayState state;
   private final RelayBatchHandler handler;
+  private final Leadership leadership;
+  private final ScheduledExecutorService keeper =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "courier-outbox-leadership");
+            t.setDaemon(true);
+            return t;
+          });
   private final CountDownLatch closing = new CountDownLatch(1);
   private final CountDownLatch streamedOnce = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -71,8 +83,17 @@ final class RelaySupervisor implements Runnable {
   private volatile CountDownLatch engineStopped;
   private volatile boolean streaming;
 
+  /** This replica leads and renews its lease. */
+  private volatile boolean leading;
+
+  /** When this replica, as a standby, won the leadership; 0 once it streams. */
+  private volatile long wonAtNanos;
+
   /** The checks passed just now on the caller's thread: the first round need not repeat them. */
   private volatile boolean prepared;
+
+  /** This replica leads and checked the slot against the stored position on the caller's thread. */
+  private volatile boolean positioned;
 
   RelaySupervisor(
       OutboxRelayConfig config,
@@ -88,7 +109,11 @@ final class RelaySupervisor implements Runnable {
     this.metrics = metrics;
     this.clock = clock;
     this.state = state;
-    this.handler = new RelayBatchHandler(producer, router, config, metrics, clock);
+    this.leadership = new Leadership(config, postgres);
+    this.handler = new RelayBatchHandler(producer, router, config, metrics, clock, leadership);
+    long lease = config.getLong(OutboxRelayConfig.LEADER_LEASE_MS);
+    long renewEvery = Math.min(config.getInt(OutboxRelayConfig.LEADER_POLL_MS), lease / 5);
+    keeper.scheduleWithFixedDelay(this::renew, renewEvery, renewEvery, TimeUnit.MILLISECONDS);
     try {
       this.streamingMetrics =
           new ObjectName(
@@ -109,8 +134,13 @@ final class RelaySupervisor implements Runnable {
    */
   void checkOnce() {
     try {
-      prepare();
+      checkSetup();
       prepared = true;
+      if (leadership.tryAcquire()) {
+        lead();
+        checkPosition();
+        positioned = true;
+      }
     } catch (Outage e) {
       state.waiting("WAITING", e.getMessage());
     }
@@ -122,19 +152,38 @@ final class RelaySupervisor implements Runnable {
     while (!closed()) {
       try {
         if (!prepared) {
-          prepare();
+          checkSetup();
         }
         prepared = false;
+        if (!positioned) {
+          if (!leadership.tryAcquire()) {
+            awaitLeadership();
+            if (closed()) {
+              return;
+            }
+          }
+          lead();
+          checkPosition();
+        }
+        positioned = false;
+        leadership.takeSlot(Duration.ofSeconds(10));
         runEngine();
         if (closed()) {
           return;
         }
-        metrics.engineRestarts.increment();
+        if (leading) {
+          metrics.engineRestarts.increment();
+        }
         backoff = FIRST_BACKOFF;
+        continue;
+      } catch (LeadershipLost e) {
+        stepDown(e.getMessage());
+        continue;
       } catch (Outage e) {
         state.waiting("WAITING", e.getMessage());
       } catch (ConfigException | RelayFault e) {
         fail(e);
+        release(); // a relay that failed for good must not keep its standbys waiting
         return;
       } catch (RuntimeException e) {
         state.waiting(
@@ -147,17 +196,16 @@ final class RelaySupervisor implements Runnable {
     }
   }
 
-  /** Everything that must hold before the engine may stream. */
-  private void prepare() throws Outage {
+  /** The settings, PostgreSQL and Kafka as the relay needs them, checked side by side. */
+  private void checkSetup() throws Outage {
     checking("checking PostgreSQL at " + postgres.where());
     // Kafka is checked (and the stored position read) while PostgreSQL is: a restart pays for the
     // slower of the two, not for both.
-    CompletableFuture<OptionalLong> kafka =
-        CompletableFuture.supplyAsync(
+    CompletableFuture<Void> kafka =
+        CompletableFuture.runAsync(
             () -> {
               try {
                 KafkaChecks.verify(config);
-                return SlotIdentity.storedPosition(config);
               } catch (Outage e) {
                 throw new CompletionException(e);
               }
@@ -171,9 +219,8 @@ final class RelaySupervisor implements Runnable {
       throw e;
     }
     checking("checking Kafka at " + config.clients().bootstrapServersValue());
-    OptionalLong stored;
     try {
-      stored = kafka.join();
+      kafka.join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof Outage outage) {
         throw outage;
@@ -183,6 +230,14 @@ final class RelaySupervisor implements Runnable {
       }
       throw e;
     }
+  }
+
+  /**
+   * The slot against the position stored in Kafka, read only now that this replica leads: a former
+   * leader may have moved it until a moment ago.
+   */
+  private void checkPosition() throws Outage {
+    OptionalLong stored = SlotIdentity.storedPosition(config);
     SlotIdentity.Verdict slot = SlotIdentity.check(config, postgres, stored);
     if (slot.gap()) {
       if (config.slotGapPolicy() == SlotGapPolicy.FAIL) {
@@ -202,6 +257,79 @@ final class RelaySupervisor implements Runnable {
           slot.description());
     } else {
       LOG.info("{}", slot.description());
+    }
+  }
+
+  /**
+   * Waits as a standby (live, not ready, the leader named) and asks for the leadership every {@code
+   * outbox.leader.poll.interval.ms}: a killed leader's lock is free at once, a frozen one's when
+   * PostgreSQL ends its session.
+   */
+  private void awaitLeadership() throws Outage {
+    leading = false;
+    metrics.leader.set(0);
+    long poll = config.getInt(OutboxRelayConfig.LEADER_POLL_MS);
+    long describedAt = 0;
+    while (!closed()) {
+      if (System.nanoTime() - describedAt > TimeUnit.SECONDS.toNanos(10) || describedAt == 0) {
+        state.waiting(
+            "STANDBY",
+            "standby: "
+                + leadership.leader()
+                + " leads slot "
+                + config.getString(OutboxRelayConfig.SLOT)
+                + "; this relay takes over when it stops");
+        describedAt = System.nanoTime();
+      }
+      pause(Duration.ofMillis(poll));
+      if (!closed() && leadership.tryAcquire()) {
+        wonAtNanos = System.nanoTime();
+        metrics.takeovers.increment();
+        return;
+      }
+    }
+  }
+
+  /** Renews the lease; a leader that finds the lock another's stops streaming at once. */
+  private void renew() {
+    if (!leading || closed()) {
+      return;
+    }
+    if (leadership.renew() == Leadership.Renewal.TAKEN) {
+      stepDown(
+          "lost the leadership of slot "
+              + config.getString(OutboxRelayConfig.SLOT)
+              + " (its lease lapsed; "
+              + leadership.leader()
+              + " leads now)");
+      DebeziumEngine<RecordChangeEvent<SourceRecord>> e = engine;
+      if (e != null) {
+        Thread stop = new Thread(() -> closeQuietly(e), "courier-outbox-step-down");
+        stop.setDaemon(true);
+        stop.start();
+      }
+    }
+  }
+
+  private void lead() {
+    leading = true;
+    metrics.leader.set(1);
+  }
+
+  private void stepDown(String reason) {
+    if (leading) {
+      LOG.warn("{}", reason);
+    }
+    leading = false;
+    metrics.leader.set(0);
+    state.waiting("STANDBY", reason);
+  }
+
+  private static void closeQuietly(DebeziumEngine<RecordChangeEvent<SourceRecord>> e) {
+    try {
+      e.close();
+    } catch (IOException | RuntimeException ex) {
+      LOG.debug("engine close: {}", ex.toString());
     }
   }
 
@@ -227,6 +355,16 @@ final class RelaySupervisor implements Runnable {
                 new DebeziumEngine.ConnectorCallback() {
                   @Override
                   public void pollingStarted() {
+                    long won = wonAtNanos;
+                    if (won != 0) {
+                      long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - won);
+                      metrics.takeover.record(Duration.ofMillis(ms));
+                      LOG.info(
+                          "took over slot {} in {} ms",
+                          config.getString(OutboxRelayConfig.SLOT),
+                          ms);
+                      wonAtNanos = 0;
+                    }
                     streaming = true;
                     metrics.running.set(1);
                     state.streaming(
@@ -256,6 +394,10 @@ final class RelaySupervisor implements Runnable {
     Throwable err = error.get();
     if (closed() || err == null) {
       return;
+    }
+    LeadershipLost lost = find(err, LeadershipLost.class);
+    if (lost != null) {
+      throw lost;
     }
     RelayFault fault = find(err, RelayFault.class);
     if (fault != null) {
@@ -391,6 +533,16 @@ final class RelaySupervisor implements Runnable {
         Thread.currentThread().interrupt();
       }
     }
+    // Only now, with the batch in flight done and its position stored, may a standby take over.
+    release();
+  }
+
+  /** Gives up the leadership and the threads; for close, and for a relay that never started. */
+  void release() {
+    keeper.shutdownNow();
+    leadership.close();
+    leading = false;
+    metrics.leader.set(0);
     engines.shutdown();
     checks.shutdownNow();
   }

@@ -39,6 +39,8 @@ public final class EngineProperties {
     }
     p.setProperty("plugin.name", "pgoutput");
     p.setProperty("slot.name", config.getString(OutboxRelayConfig.SLOT));
+    p.setProperty(
+        "slot.failover", String.valueOf(config.getBoolean(OutboxRelayConfig.SLOT_FAILOVER)));
     p.setProperty("publication.name", config.getString(OutboxRelayConfig.PUBLICATION));
     p.setProperty("publication.autocreate.mode", "filtered");
     // The heartbeat table is in the publication so heartbeats move the slot even when idle.

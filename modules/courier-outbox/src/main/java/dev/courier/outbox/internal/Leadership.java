@@ -1,0 +1,313 @@
+package dev.courier.outbox.internal;
+
+import dev.courier.outbox.OutboxRelayConfig;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which of the relays sharing a slot may stream: the one holding a session-level PostgreSQL
+ * advisory lock, keyed by the slot's name, on a connection of its own. PostgreSQL itself is the
+ * arbiter, so no other coordination service is needed.
+ *
+ * <ul>
+ *   <li>A killed leader's connection closes and the lock is free at once.
+ *   <li>A frozen leader stops renewing; PostgreSQL ends its session after {@code
+ *       outbox.leader.lease.ms} ({@code idle_session_timeout}), which frees the lock.
+ *   <li>A leader trusts its lease for half of that since the last renewal it saw succeed, and
+ *       publishes nothing once it lapsed: it stops before PostgreSQL can hand the lock to another.
+ * </ul>
+ *
+ * <p>Each acquisition starts a term with the next incarnation, recorded with its holder in {@code
+ * courier_outbox_relay_terms}; the records of a term carry it in the {@code courier.relay} header.
+ */
+public final class Leadership implements AutoCloseable {
+
+  /** What a renewal found. */
+  public enum Renewal {
+    /** This relay leads (renewed, or acquired again after a lost connection). */
+    HELD,
+    /** PostgreSQL cannot be reached: nobody can take the lock over from it meanwhile. */
+    UNREACHABLE,
+    /** Another relay holds the lock now. */
+    TAKEN
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(Leadership.class);
+
+  private static final String TRY_LOCK =
+      "SELECT pg_try_advisory_lock(hashtextextended('courier.outbox.relay/' || ?, 0))";
+  private static final String NEXT_TERM =
+      "INSERT INTO courier_outbox_relay_terms (slot_name, incarnation, holder)"
+          + " SELECT ?, coalesce(max(incarnation), 0) + 1, ? FROM courier_outbox_relay_terms"
+          + " WHERE slot_name = ? RETURNING incarnation";
+  private static final String LAST_TERM =
+      "SELECT incarnation, holder, started_at FROM courier_outbox_relay_terms WHERE slot_name = ?"
+          + " ORDER BY incarnation DESC LIMIT 1";
+  private static final String END_OTHER_READER =
+      "SELECT pg_terminate_backend(active_pid), active_pid FROM pg_replication_slots"
+          + " WHERE slot_name = ? AND active AND active_pid <> pg_backend_pid()";
+  private static final String SLOT_ACTIVE =
+      "SELECT active FROM pg_replication_slots WHERE slot_name = ?";
+
+  private final PostgresAccess postgres;
+  private final String slot;
+  private final String holder;
+  private final long leaseNanos;
+  private Connection connection;
+  private volatile long incarnation;
+  private volatile byte[] header = new byte[0];
+  private volatile boolean held;
+  private volatile long confirmedNanos;
+  private volatile boolean taken;
+
+  public Leadership(OutboxRelayConfig config, PostgresAccess postgres) {
+    this.postgres = postgres;
+    this.slot = config.getString(OutboxRelayConfig.SLOT);
+    this.holder = config.getString(OutboxRelayConfig.NAME) + "@" + host() + "/" + pid();
+    this.leaseNanos =
+        TimeUnit.MILLISECONDS.toNanos(config.getLong(OutboxRelayConfig.LEADER_LEASE_MS));
+  }
+
+  /** Tries once to lead; true when this relay leads now (a new term began, or it already led). */
+  public synchronized boolean tryAcquire() throws Outage {
+    if (held) {
+      return true;
+    }
+    boolean reused = connection != null;
+    try {
+      return attempt();
+    } catch (SQLException e) {
+      drop();
+      if (!reused) {
+        throw postgres.classify(e);
+      }
+    }
+    // A standby's idle connection may have been ended meanwhile (idle_session_timeout, a restart
+    // of PostgreSQL): one more try on a new one tells that from an outage.
+    try {
+      return attempt();
+    } catch (SQLException e) {
+      drop();
+      throw postgres.classify(e);
+    }
+  }
+
+  private boolean attempt() throws SQLException, Outage {
+    long sent = System.nanoTime();
+    if (connection == null) {
+      connection = postgres.connect();
+      bound(connection);
+    }
+    try (PreparedStatement ps = connection.prepareStatement(TRY_LOCK)) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        if (!rs.getBoolean(1)) {
+          return false;
+        }
+      }
+    }
+    try (PreparedStatement ps = connection.prepareStatement(NEXT_TERM)) {
+      ps.setString(1, slot);
+      ps.setString(2, holder);
+      ps.setString(3, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        incarnation = rs.getLong(1);
+      }
+    }
+    header = (holder + "#" + incarnation).getBytes(StandardCharsets.UTF_8);
+    confirmedNanos = sent;
+    held = true;
+    taken = false;
+    LOG.info("leading slot {} as {} (incarnation {})", slot, holder, incarnation);
+    return true;
+  }
+
+  /** PostgreSQL ends the session, and so frees the lock, when the holder stops renewing it. */
+  private void bound(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("SET idle_session_timeout = " + TimeUnit.NANOSECONDS.toMillis(leaseNanos));
+    } catch (SQLException e) {
+      if (!"42704".equals(e.getSQLState())) {
+        throw e;
+      }
+      LOG.warn(
+          "PostgreSQL before 14 has no idle_session_timeout: a frozen leader keeps the lock until"
+              + " its connection dies, so a standby cannot take over from it until then");
+    }
+  }
+
+  /** A round trip on the lock's connection; after a lost connection, an attempt to lead again. */
+  public synchronized Renewal renew() {
+    if (held) {
+      long sent = System.nanoTime();
+      try (Statement s = connection.createStatement()) {
+        s.setQueryTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toSeconds(leaseNanos / 2)));
+        s.execute("SELECT 1");
+        confirmedNanos = sent;
+        return Renewal.HELD;
+      } catch (SQLException e) {
+        LOG.warn(
+            "lost the leadership's connection for slot {} (incarnation {}): {}",
+            slot,
+            incarnation,
+            e.getMessage());
+        drop();
+      }
+    }
+    try {
+      boolean leads = tryAcquire();
+      taken = !leads;
+      return leads ? Renewal.HELD : Renewal.TAKEN;
+    } catch (Outage e) {
+      return Renewal.UNREACHABLE;
+    } catch (RuntimeException e) {
+      return Renewal.UNREACHABLE; // a setting PostgreSQL now refuses is the supervisor's to name
+    }
+  }
+
+  /** True while this relay leads and its lease, by its own clock, has not lapsed. */
+  public boolean valid() {
+    return held && System.nanoTime() - confirmedNanos < leaseNanos / 2;
+  }
+
+  /**
+   * Waits up to {@code max} for a valid lease (a renewal in flight, PostgreSQL back after a short
+   * outage); false once it is known to be another relay's, or the wait ran out.
+   */
+  public boolean awaitValid(Duration max) throws InterruptedException {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (!valid()) {
+      if (taken || System.nanoTime() >= deadline) {
+        return false;
+      }
+      TimeUnit.MILLISECONDS.sleep(10);
+    }
+    return true;
+  }
+
+  public boolean held() {
+    return held;
+  }
+
+  public long incarnation() {
+    return incarnation;
+  }
+
+  /** The {@code courier.relay} header's value for this term: holder and incarnation. */
+  public byte[] header() {
+    return header;
+  }
+
+  public String holder() {
+    return holder;
+  }
+
+  /**
+   * Ends any other reader of the slot (a frozen or dying former leader's walsender, or this relay's
+   * own from before an engine restart) and waits until the slot is free for this relay's engine.
+   */
+  public void takeSlot(Duration timeout) throws Outage {
+    try (Connection c = postgres.connect()) {
+      try (PreparedStatement ps = c.prepareStatement(END_OTHER_READER)) {
+        ps.setString(1, slot);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            LOG.warn(
+                "slot {} was still read by PostgreSQL backend {} (a former leader); ended it",
+                slot,
+                rs.getInt(2));
+          }
+        }
+      }
+      long deadline = System.nanoTime() + timeout.toNanos();
+      try (PreparedStatement ps = c.prepareStatement(SLOT_ACTIVE)) {
+        ps.setString(1, slot);
+        while (System.nanoTime() < deadline) {
+          try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next() || !rs.getBoolean(1)) {
+              return;
+            }
+          }
+          TimeUnit.MILLISECONDS.sleep(50);
+        }
+      }
+      throw new Outage(
+          "replication slot " + slot + " is still read by a backend being ended", null);
+    } catch (SQLException e) {
+      throw postgres.classify(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Outage("interrupted while taking over slot " + slot, e);
+    }
+  }
+
+  /** Who leads now, as the terms table says, for a standby's /health. */
+  public String leader() {
+    try (Connection c = postgres.connect();
+        PreparedStatement ps = c.prepareStatement(LAST_TERM)) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          return rs.getString(2)
+              + " (incarnation "
+              + rs.getLong(1)
+              + ", since "
+              + rs.getTimestamp(3).toInstant()
+              + ")";
+        }
+      }
+    } catch (SQLException | Outage | RuntimeException e) {
+      LOG.debug("could not read the current term: {}", e.toString());
+    }
+    return "another relay";
+  }
+
+  /** Gives the leadership up: the lock goes with the connection. */
+  @Override
+  public synchronized void close() {
+    if (held) {
+      LOG.info("leadership of slot {} given up (incarnation {})", slot, incarnation);
+    }
+    drop();
+  }
+
+  private void drop() {
+    held = false;
+    if (connection != null) {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        LOG.debug("closing the leadership's connection: {}", e.toString());
+      }
+      connection = null;
+    }
+  }
+
+  private static String host() {
+    String pod = System.getenv("HOSTNAME");
+    if (pod != null && !pod.isBlank()) {
+      return pod;
+    }
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "unknown-host";
+    }
+  }
+
+  private static long pid() {
+    return ProcessHandle.current().pid();
+  }
+}

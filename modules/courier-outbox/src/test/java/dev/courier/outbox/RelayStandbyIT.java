@@ -1,0 +1,194 @@
+package dev.courier.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.courier.core.CourierHeaders;
+import dev.courier.testkit.CourierInfraTest;
+import dev.courier.testkit.JvmWorker;
+import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.TestDatabase;
+import dev.courier.testkit.WorkerProcess;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Two relays with the same settings on one slot, as two replicas of a Deployment: one leads and
+ * streams, the other waits as a standby (live, not ready, the leader named) and takes over when the
+ * leader is killed or frozen. Every record names its term in the {@code courier.relay} header, so
+ * the records themselves show that a frozen leader published nothing after the takeover.
+ */
+@CourierInfraTest
+class RelayStandbyIT {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RelayStandbyIT.class);
+  private static final Duration TIMEOUT = Duration.ofSeconds(90);
+
+  @Test
+  void aStandbyTakesOverWithinSecondsOfTheLeadersKillLosingNothing(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
+    OutboxFixture fixture = new OutboxFixture(kafka, db);
+    String topic = fixture.topic("account");
+    try (WorkerProcess leader = startLeader(fixture, "relay-1")) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      try (OutboxRelay standby =
+          OutboxRelay.create(fixture.settings, registry, Clock.systemUTC())) {
+        awaitStandby(standby, fixture);
+        assertThat(registry.get("courier.outbox.leader").gauge().value()).isZero();
+        List<String> written = new ArrayList<>();
+        written.add(write(db, "acc-1"));
+        List<ConsumerRecord<String, String>> first = OutboxFixture.read(kafka, topic, 1, TIMEOUT);
+        long leaderTerm = incarnation(first.get(0));
+        assertThat(standby.health().status())
+            .as("never streams beside the leader")
+            .isEqualTo("STANDBY");
+
+        long killed = System.nanoTime();
+        leader.kill();
+        for (int i = 0; i < 5; i++) {
+          written.add(write(db, "acc-1"));
+        }
+        awaitDelivered(kafka, topic, written);
+        long takeoverMs = (System.nanoTime() - killed) / 1_000_000;
+        LOG.info(
+            "takeover: every event written after the SIGKILL delivered {} ms after it", takeoverMs);
+
+        List<ConsumerRecord<String, String>> records =
+            OutboxFixture.read(kafka, topic, written.size(), TIMEOUT);
+        assertThat(ids(records).stream().distinct().toList())
+            .as("nothing lost, in commit order")
+            .containsExactlyElementsOf(written);
+        assertThat(incarnation(records.get(records.size() - 1))).isGreaterThan(leaderTerm);
+        assertThat(takeoverMs)
+            .as("a standby publishes within 10 s of the leader's kill")
+            .isLessThan(10_000);
+        assertThat(standby.health().status()).isEqualTo("STREAMING");
+        assertThat(registry.get("courier.outbox.leader").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("courier.outbox.leader.takeovers").counter().count())
+            .isEqualTo(1.0);
+        assertThat(registry.get("courier.outbox.leader.takeover").timer().count()).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
+  void aFrozenLeaderLosesItsLeaseAndPublishesNothingAfterTheTakeover(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
+    OutboxFixture fixture =
+        new OutboxFixture(kafka, db).with(OutboxRelayConfig.LEADER_LEASE_MS, "4000");
+    String topic = fixture.topic("account");
+    try (WorkerProcess leader = startLeader(fixture, "relay-frozen")) {
+      try (OutboxRelay standby =
+          OutboxRelay.create(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+        awaitStandby(standby, fixture);
+        List<String> written = new ArrayList<>();
+        written.add(write(db, "acc-1"));
+        long leaderTerm = incarnation(OutboxFixture.read(kafka, topic, 1, TIMEOUT).get(0));
+
+        leader.freeze();
+        long frozen = System.nanoTime();
+        try {
+          written.add(write(db, "acc-1"));
+          written.add(write(db, "acc-1"));
+          awaitDelivered(kafka, topic, written);
+          LOG.info(
+              "takeover from a frozen leader (lease 4 s): delivered {} ms after SIGSTOP",
+              (System.nanoTime() - frozen) / 1_000_000);
+        } finally {
+          leader.thaw();
+        }
+        await()
+            .atMost(TIMEOUT)
+            .until(() -> leader.output().contains("lost the leadership") || !leader.isAlive());
+        assertThat(leader.isAlive()).as("the old leader lives on as a standby").isTrue();
+        written.add(write(db, "acc-1"));
+        written.add(write(db, "acc-1"));
+        awaitDelivered(kafka, topic, written);
+
+        List<ConsumerRecord<String, String>> records =
+            OutboxFixture.read(kafka, topic, written.size(), TIMEOUT);
+        int firstOfNewTerm = -1;
+        int lastOfOldTerm = -1;
+        for (int i = 0; i < records.size(); i++) {
+          long term = incarnation(records.get(i));
+          if (term == leaderTerm) {
+            lastOfOldTerm = i;
+          } else if (firstOfNewTerm < 0) {
+            assertThat(term).isGreaterThan(leaderTerm);
+            firstOfNewTerm = i;
+          }
+        }
+        assertThat(firstOfNewTerm).as("the standby took over").isPositive();
+        assertThat(lastOfOldTerm)
+            .as("the frozen leader published nothing after the takeover")
+            .isLessThan(firstOfNewTerm);
+        assertThat(ids(records).stream().distinct().toList())
+            .as("nothing lost, in commit order")
+            .containsExactlyElementsOf(written);
+        assertThat(standby.health().status()).isEqualTo("STREAMING");
+      }
+    }
+  }
+
+  private static WorkerProcess startLeader(OutboxFixture fixture, String name) {
+    WorkerProcess leader = JvmWorker.of(RelayMain.class).args(fixture.args()).name(name).start();
+    try {
+      await()
+          .atMost(TIMEOUT)
+          .until(() -> leader.output().contains(RelayMain.STREAMING) || !leader.isAlive());
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("the first relay did not stream:\n" + leader.output(), e);
+    }
+    assertThat(leader.output()).as("the first relay leads").contains(RelayMain.STREAMING);
+    return leader;
+  }
+
+  private static void awaitStandby(OutboxRelay standby, OutboxFixture fixture) {
+    await().atMost(TIMEOUT).until(() -> standby.health().status().equals("STANDBY"));
+    assertThat(standby.health().ready()).isFalse();
+    assertThat(standby.health().live()).isTrue();
+    assertThat(standby.health().reason())
+        .contains(fixture.settings.get(OutboxRelayConfig.SLOT))
+        .contains(fixture.settings.get(OutboxRelayConfig.NAME) + "@")
+        .contains("takes over when it stops");
+  }
+
+  private static void awaitDelivered(KafkaBroker kafka, String topic, List<String> ids) {
+    await()
+        .atMost(TIMEOUT)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                ids(OutboxFixture.read(kafka, topic, ids.size(), Duration.ofMillis(200)))
+                    .containsAll(ids));
+  }
+
+  private static List<String> ids(List<ConsumerRecord<String, String>> records) {
+    return records.stream().map(r -> OutboxFixture.header(r, "id")).toList();
+  }
+
+  private static long incarnation(ConsumerRecord<?, ?> record) {
+    String relay = OutboxFixture.header(record, CourierHeaders.RELAY);
+    assertThat(relay).as("every record names its relay and term").isNotNull().contains("#");
+    return Long.parseLong(relay.substring(relay.lastIndexOf('#') + 1));
+  }
+
+  private static String write(TestDatabase db, String account) throws Exception {
+    OutboxEvent event = OutboxRelayIT.credit(account, 10).build();
+    try (Connection c = db.connection()) {
+      c.setAutoCommit(false);
+      OutboxWriter.create().write(c, event);
+      c.commit();
+    }
+    return event.eventId().toString();
+  }
+}
