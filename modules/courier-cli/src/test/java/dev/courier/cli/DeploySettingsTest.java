@@ -18,6 +18,7 @@ import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * The settings docker-compose.yml and the Kubernetes ConfigMaps give each service are keys that
@@ -35,7 +36,10 @@ class DeploySettingsTest {
   @Test
   void composeServicesTakeOnlySettingsTheyDeclare() throws Exception {
     Path compose = DeployChecks.deployDirectory().getParent().resolve("docker-compose.yml");
-    JsonNode services = YAML.readTree(compose.toFile()).get("services");
+    // SnakeYAML resolves the anchors, aliases and merge keys compose files use; Jackson's tree
+    // reader would leave an alias such as the standby's "*relay-environment" unresolved.
+    Object document = new Yaml().load(Files.readString(compose));
+    JsonNode services = YAML.valueToTree(document).get("services");
     List<String> checked = new ArrayList<>();
     services
         .fields()
@@ -54,7 +58,8 @@ class DeploySettingsTest {
               checked.add(e.getKey());
             });
     assertThat(checked)
-        .containsExactlyInAnyOrder("courier-relay", "courier-monitor", "courier-retry-worker");
+        .containsExactlyInAnyOrder(
+            "courier-relay", "courier-relay-standby", "courier-monitor", "courier-retry-worker");
   }
 
   @Test
