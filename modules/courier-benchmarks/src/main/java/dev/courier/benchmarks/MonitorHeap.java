@@ -1,10 +1,10 @@
 package dev.courier.benchmarks;
 
 import dev.courier.cli.Courier;
+import dev.courier.testkit.FreePorts;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.WorkerProcess;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,7 +24,7 @@ final class MonitorHeap {
   private MonitorHeap() {}
 
   static String measure(String bootstrap, List<String> groups, int partitions, int maxMiB) {
-    int port = freePort();
+    int port = FreePorts.next();
     HttpClient http = HttpClient.newHttpClient();
     try (WorkerProcess service =
         JvmWorker.of(Courier.class)
@@ -102,13 +102,5 @@ final class MonitorHeap {
   private static String since(String health) {
     int at = health.indexOf("\"since\":\"");
     return at < 0 ? health : health.substring(at, health.indexOf('"', at + 9 + 1));
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -2,7 +2,6 @@ package dev.courier.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,12 +58,12 @@ public final class KafkaProcess implements AutoCloseable {
   }
 
   private KafkaProcess(int port, int brokers, boolean sasl, Map<String, String> extra) {
-    this.controllerPort = freePort();
+    this.controllerPort = FreePorts.next();
     this.sasl = sasl;
     try {
       Path directory = Files.createTempDirectory("courier-kafka-process-");
       for (int id = 1; id <= brokers; id++) {
-        int nodePort = id == 1 && port != 0 ? port : freePort();
+        int nodePort = id == 1 && port != 0 ? port : FreePorts.next();
         Path properties = directory.resolve("server-" + id + ".properties");
         StringBuilder text = new StringBuilder();
         serverProperties(id, nodePort, directory.resolve("data-" + id), brokers, extra)
@@ -99,15 +98,6 @@ public final class KafkaProcess implements AutoCloseable {
   /** A broker whose clients authenticate with SASL/SCRAM-SHA-256 and need ACLs, not started. */
   public static KafkaProcess scram() {
     return new KafkaProcess(0, 1, true, Map.of());
-  }
-
-  /** A free TCP port on this machine, for a service that must know it before it starts. */
-  public static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free port", e);
-    }
   }
 
   private Map<String, String> serverProperties(

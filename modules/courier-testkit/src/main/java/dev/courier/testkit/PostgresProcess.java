@@ -40,7 +40,7 @@ public final class PostgresProcess implements PostgresServer, AutoCloseable {
   private EmbeddedPostgres postgres;
 
   private PostgresProcess(Builder b) {
-    this.port = b.port == 0 ? KafkaProcess.freePort() : b.port;
+    this.port = b.port == 0 ? FreePorts.next() : b.port;
     try {
       Path home = Files.createTempDirectory("courier-postgres-process-");
       this.data = home.resolve("data");

@@ -1,6 +1,7 @@
 package dev.courier.testkit.internal;
 
 import dev.courier.core.Failures;
+import dev.courier.testkit.FreePorts;
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.InfraStartupException;
 import dev.courier.testkit.PostgresServer;
@@ -16,6 +17,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL from the binaries zonky publishes on Maven Central, started as a child process. Works
@@ -25,6 +28,9 @@ final class EmbeddedPostgresServer implements PostgresServer, AutoCloseable {
 
   private static final String USER = "postgres";
   private static final int LOG_TAIL_LINES = 15;
+  private static final int PORT_ATTEMPTS = 3;
+  private static final String PORT_TAKEN = "Address already in use";
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
 
   private final EmbeddedPostgres postgres;
   private final String version;
@@ -38,9 +44,28 @@ final class EmbeddedPostgresServer implements PostgresServer, AutoCloseable {
     return start(port, Map.of());
   }
 
-  /** Starts with the logical-decoding settings plus {@code extraConfig} (which may override). */
+  /**
+   * Starts with the logical-decoding settings plus {@code extraConfig} (which may override). With
+   * port 0 it picks a free port, and another if something took that one before the server bound it.
+   */
   static EmbeddedPostgresServer start(int port, Map<String, String> extraConfig) {
     PortCheck.requireFree(port, InfraSettings.POSTGRES_PORT);
+    if (port != 0) {
+      return startOn(port, extraConfig);
+    }
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOn(FreePorts.next(), extraConfig);
+      } catch (InfraStartupException e) {
+        if (attempt == PORT_ATTEMPTS || !e.getMessage().contains(PORT_TAKEN)) {
+          throw e;
+        }
+        LOG.warn("embedded PostgreSQL lost its port to another process; trying another port");
+      }
+    }
+  }
+
+  private static EmbeddedPostgresServer startOn(int port, Map<String, String> extraConfig) {
     Path log;
     try {
       log = Files.createTempFile("courier-postgres-", ".log");
@@ -54,9 +79,7 @@ final class EmbeddedPostgresServer implements PostgresServer, AutoCloseable {
             .setErrorRedirector(ProcessBuilder.Redirect.appendTo(log.toFile()));
     PostgresConfig.serverSettings().forEach(builder::setServerConfig);
     extraConfig.forEach(builder::setServerConfig);
-    if (port != 0) {
-      builder.setPort(port);
-    }
+    builder.setPort(port);
     // zonky polls for a connection for the whole startup wait even after pg_ctl gave up; the
     // watcher cuts that short so a bad setting fails in a second, not a minute.
     StartFailureWatcher watcher = StartFailureWatcher.watch(log, Thread.currentThread());
@@ -119,8 +142,7 @@ final class EmbeddedPostgresServer implements PostgresServer, AutoCloseable {
     try {
       postgres.close();
     } catch (IOException e) {
-      org.slf4j.LoggerFactory.getLogger(EmbeddedPostgresServer.class)
-          .warn("embedded PostgreSQL did not stop cleanly: {}", e.toString());
+      LOG.warn("embedded PostgreSQL did not stop cleanly: {}", e.toString());
     }
   }
 
