@@ -3,6 +3,7 @@ package dev.courier.outbox;
 import dev.courier.core.Failures;
 import dev.courier.core.ServiceHealth;
 import dev.courier.outbox.internal.EngineProperties;
+import dev.courier.outbox.internal.FencedOffsetStore;
 import dev.courier.outbox.internal.KafkaChecks;
 import dev.courier.outbox.internal.Leadership;
 import dev.courier.outbox.internal.LeadershipLost;
@@ -59,6 +60,10 @@ final class RelaySupervisor implements Runnable {
   private final RelayState state;
   private final RelayBatchHandler handler;
   private final Leadership leadership;
+
+  /** The id under which this relay's engines find its leadership to fence their positions. */
+  private final String offsetFence;
+
   private final ScheduledExecutorService keeper =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -110,6 +115,7 @@ final class RelaySupervisor implements Runnable {
     this.clock = clock;
     this.state = state;
     this.leadership = new Leadership(config, postgres);
+    this.offsetFence = FencedOffsetStore.register(leadership::valid);
     this.handler = new RelayBatchHandler(producer, router, config, metrics, clock, leadership);
     long lease = config.getLong(OutboxRelayConfig.LEADER_LEASE_MS);
     long renewEvery = Math.min(config.getInt(OutboxRelayConfig.LEADER_POLL_MS), lease / 5);
@@ -350,7 +356,7 @@ final class RelaySupervisor implements Runnable {
         "STARTING", "starting the CDC engine on slot " + config.getString(OutboxRelayConfig.SLOT));
     engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-            .using(EngineProperties.of(config))
+            .using(EngineProperties.of(config, offsetFence))
             .using(
                 new DebeziumEngine.ConnectorCallback() {
                   @Override
@@ -541,6 +547,7 @@ final class RelaySupervisor implements Runnable {
   void release() {
     keeper.shutdownNow();
     leadership.close();
+    FencedOffsetStore.unregister(offsetFence);
     leading = false;
     metrics.leader.set(0);
     engines.shutdown();

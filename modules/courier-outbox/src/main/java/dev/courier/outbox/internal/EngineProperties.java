@@ -11,6 +11,14 @@ public final class EngineProperties {
 
   private EngineProperties() {}
 
+  /** The settings of a relay whose engine stores positions only while it leads. */
+  public static Properties of(OutboxRelayConfig config, String offsetFence) {
+    Properties p = of(config);
+    p.setProperty(FencedOffsetStore.FENCE, offsetFence);
+    return p;
+  }
+
+  /** The settings of an engine that stores its positions unfenced (a lone relay, a benchmark). */
   public static Properties of(OutboxRelayConfig config) {
     Properties p = new Properties();
     p.setProperty("name", config.getString(OutboxRelayConfig.NAME));
@@ -64,7 +72,9 @@ public final class EngineProperties {
     // Debezium's offset store (its producer, consumer and Admin) takes the engine's properties as
     // its client settings: every kafka.* setting reaches it too.
     config.clients().all().forEach((k, v) -> p.setProperty(k, String.valueOf(v)));
-    p.setProperty("offset.storage", "org.apache.kafka.connect.storage.KafkaOffsetBackingStore");
+    // Kafka's store, fenced by of(config, fence): a relay that lost the leadership stores no
+    // position.
+    p.setProperty("offset.storage", FencedOffsetStore.class.getName());
     p.setProperty("offset.storage.topic", config.getString(OutboxRelayConfig.OFFSET_TOPIC));
     p.setProperty(
         "offset.storage.partitions",

@@ -1,0 +1,104 @@
+package dev.courier.outbox.internal;
+
+import io.debezium.embedded.KafkaConnectUtil;
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import org.apache.kafka.connect.runtime.WorkerConfig;
+import org.apache.kafka.connect.storage.OffsetBackingStore;
+import org.apache.kafka.connect.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Debezium's Kafka offset store that stores a position only while its relay leads. A leader that
+ * lost its lease (frozen, then woken) would otherwise flush the positions it had before the
+ * takeover when its engine stops, over the newer ones of the new leader: the next start would find
+ * the slot ahead of the stored position and refuse it as a gap. A refused flush keeps its positions
+ * for the next one, so an outage only delays them.
+ */
+public final class FencedOffsetStore implements OffsetBackingStore {
+
+  /** The engine property naming the fence (the relay's leadership) in {@link #register}. */
+  public static final String FENCE = "courier.offset.fence";
+
+  private static final Logger LOG = LoggerFactory.getLogger(FencedOffsetStore.class);
+  private static final Map<String, BooleanSupplier> FENCES = new ConcurrentHashMap<>();
+
+  private final Function<Map<String, String>, OffsetBackingStore> stores;
+  private OffsetBackingStore delegate;
+  private BooleanSupplier leads;
+
+  /** Debezium makes it by its no-argument constructor; the fence comes from the properties. */
+  public FencedOffsetStore() {
+    this(KafkaConnectUtil::kafkaOffsetBackingStore);
+  }
+
+  FencedOffsetStore(Function<Map<String, String>, OffsetBackingStore> stores) {
+    this.stores = stores;
+  }
+
+  /** Registers a fence for the engines of one relay; the id goes into {@link #FENCE}. */
+  public static String register(BooleanSupplier leads) {
+    String id = UUID.randomUUID().toString();
+    FENCES.put(id, leads);
+    return id;
+  }
+
+  /** Once the relay has let go of its leadership: engines still closing store nothing more. */
+  public static void unregister(String id) {
+    FENCES.remove(id);
+  }
+
+  @Override
+  public void configure(WorkerConfig config) {
+    Map<String, String> properties = config.originalsStrings();
+    String fence = properties.get(FENCE);
+    // Unfenced without an id; an id whose relay has let go (unregistered) stores nothing.
+    leads =
+        fence == null ? () -> true : () -> FENCES.getOrDefault(fence, () -> false).getAsBoolean();
+    delegate = stores.apply(properties);
+    delegate.configure(config);
+  }
+
+  @Override
+  public void start() {
+    delegate.start();
+  }
+
+  @Override
+  public void stop() {
+    delegate.stop();
+  }
+
+  @Override
+  public Future<Map<ByteBuffer, ByteBuffer>> get(Collection<ByteBuffer> keys) {
+    return delegate.get(keys);
+  }
+
+  @Override
+  public Future<Void> set(Map<ByteBuffer, ByteBuffer> values, Callback<Void> callback) {
+    if (!leads.getAsBoolean()) {
+      LeadershipLost refused =
+          new LeadershipLost("not the leader: the position is not stored over the leader's");
+      LOG.warn("{}", refused.getMessage());
+      if (callback != null) {
+        callback.onCompletion(refused, null);
+      }
+      return CompletableFuture.failedFuture(refused);
+    }
+    return delegate.set(values, callback);
+  }
+
+  @Override
+  public Set<Map<String, Object>> connectorPartitions(String connectorName) {
+    return delegate.connectorPartitions(connectorName);
+  }
+}

@@ -1,0 +1,102 @@
+package dev.courier.outbox.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.debezium.embedded.EmbeddedWorkerConfig;
+import io.debezium.embedded.KafkaConnectUtil;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The fence over Kafka Connect's in-memory offset store, which stands in for the Kafka one. */
+class FencedOffsetStoreTest {
+
+  private static final ByteBuffer KEY = bytes("slot");
+
+  private final AtomicBoolean leads = new AtomicBoolean(true);
+  private final String fence = FencedOffsetStore.register(leads::get);
+  private FencedOffsetStore store;
+
+  @AfterEach
+  void stop() {
+    FencedOffsetStore.unregister(fence);
+    if (store != null) {
+      store.stop();
+    }
+  }
+
+  @Test
+  void storesThePositionWhileTheRelayLeads() throws Exception {
+    start(fence);
+    assertThat(set("0/10")).isNull();
+    assertThat(stored()).isEqualTo("0/10");
+  }
+
+  @Test
+  void refusesThePositionOnceTheLeaseIsGoneAndKeepsTheLeadersOne() throws Exception {
+    start(fence);
+    set("0/20");
+    leads.set(false);
+
+    Throwable refused = set("0/10");
+
+    assertThat(refused).isInstanceOf(LeadershipLost.class).hasMessageContaining("not the leader");
+    assertThat(stored()).as("the newer position stays").isEqualTo("0/20");
+    assertThatThrownBy(() -> store.set(Map.of(KEY, bytes("0/10")), null).get())
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(LeadershipLost.class);
+  }
+
+  @Test
+  void storesNothingOnceTheRelayHasLetGo() throws Exception {
+    start(fence);
+    FencedOffsetStore.unregister(fence);
+
+    assertThat(set("0/10")).isInstanceOf(LeadershipLost.class);
+    assertThat(stored()).isNull();
+  }
+
+  @Test
+  void anEngineWithoutAFenceStoresAsKafkasStoreDoes() throws Exception {
+    leads.set(false);
+    start(null);
+    assertThat(set("0/10")).isNull();
+    assertThat(stored()).isEqualTo("0/10");
+  }
+
+  private void start(String fenceId) {
+    Map<String, String> properties = new HashMap<>();
+    properties.put("offset.storage", FencedOffsetStore.class.getName());
+    if (fenceId != null) {
+      properties.put(FencedOffsetStore.FENCE, fenceId);
+    }
+    store = new FencedOffsetStore(p -> KafkaConnectUtil.memoryOffsetBackingStore());
+    store.configure(new EmbeddedWorkerConfig(properties));
+    store.start();
+  }
+
+  /** Sets a position and returns the error its callback got, or null. */
+  private Throwable set(String position) throws Exception {
+    CompletableFuture<Throwable> completed = new CompletableFuture<>();
+    store.set(Map.of(KEY, bytes(position)), (error, ignored) -> completed.complete(error));
+    return completed.get(10, TimeUnit.SECONDS);
+  }
+
+  private String stored() throws Exception {
+    ByteBuffer value = store.get(List.of(KEY)).get(10, TimeUnit.SECONDS).get(KEY);
+    return value == null ? null : StandardCharsets.UTF_8.decode(value.duplicate()).toString();
+  }
+
+  private static ByteBuffer bytes(String s) {
+    return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+  }
+}
