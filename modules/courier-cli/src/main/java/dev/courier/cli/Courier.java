@@ -1,6 +1,7 @@
 package dev.courier.cli;
 
 import java.io.PrintWriter;
+import java.util.function.IntSupplier;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -38,7 +39,23 @@ public final class Courier implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(execute(args));
+    exit(() -> execute(args));
+  }
+
+  /**
+   * Exits with the command's status. An {@link Error} that escapes it (a missing class, the heap
+   * gone) exits 1 with its stack trace: picocli hands on only exceptions, and the non-daemon
+   * threads of a service or the lab's embedded stack would otherwise keep a dead command's JVM up.
+   */
+  public static void exit(IntSupplier command) {
+    int status;
+    try {
+      status = command.getAsInt();
+    } catch (Throwable t) {
+      t.printStackTrace();
+      status = 1;
+    }
+    System.exit(status);
   }
 
   /** Runs a command line in this JVM and returns its exit status. */

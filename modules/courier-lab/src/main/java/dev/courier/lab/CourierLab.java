@@ -16,7 +16,7 @@ public final class CourierLab {
     boolean lab = args.length > 0 && args[0].equals("lab");
     System.setProperty(
         "courier.log.level", System.getProperty("courier.log.level", lab ? "warn" : "info"));
-    System.exit(commandLine().execute(args));
+    Courier.exit(() -> commandLine().execute(args));
   }
 
   /** Every command of {@link Courier#commandLine()} and {@code lab}. */

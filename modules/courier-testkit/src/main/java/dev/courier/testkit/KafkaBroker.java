@@ -13,6 +13,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** A real Kafka broker (KRaft) shared by the tests of one JVM. */
@@ -56,18 +57,21 @@ public interface KafkaBroker {
       admin().createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
       // The controller has it; a broker may not have applied it yet, and a describe then answers
       // UnknownTopicOrPartition. Wait until the broker serves the topic's configs.
-      org.apache.kafka.common.config.ConfigResource resource =
-          new org.apache.kafka.common.config.ConfigResource(
-              org.apache.kafka.common.config.ConfigResource.Type.TOPIC, name);
-      org.awaitility.Awaitility.await("topic " + name + " served by the broker")
-          .atMost(java.time.Duration.ofSeconds(30))
-          .pollInterval(java.time.Duration.ofMillis(20))
-          .ignoreExceptions()
-          .until(
-              () -> {
-                admin().describeConfigs(List.of(resource)).all().get(5, TimeUnit.SECONDS);
-                return true;
-              });
+      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, name);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) {
+        try {
+          admin().describeConfigs(List.of(resource)).all().get(5, TimeUnit.SECONDS);
+          return;
+        } catch (ExecutionException | TimeoutException notYet) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException(
+                "topic " + name + " created but not served by the broker within 30 s: " + notYet);
+          }
+          // Plain code, not Awaitility: the lab runs this outside any test classpath.
+          Thread.sleep(20);
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topic " + name, e);
