@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  * goes to the next tier with its due time in a header, a permanent or exhausted one to the DLT; the
  * next tier or DLT write is acknowledged before the original offset is committed, so a crash never
  * loses a record (it may repeat one, which the idempotent store absorbs). A tier partition whose
- * head record is not due is paused until it is, and the due time survives restarts because it
- * travels in the record.
+ * head record is not due is paused until it is, its fetched records held in memory to run the
+ * moment they fall due; the due time survives restarts because it travels in the record.
  *
  * <p>Deployed as several instances in one group, it keeps its membership whatever the handler does:
  * each call runs on a handler thread within {@code retry.handler.timeout.ms} while this loop pauses
@@ -227,7 +227,8 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   }
 
   private void pollOnce() {
-    waits.resumeDue(consumer, clock.instant());
+    revokedInBatch.clear();
+    runDueHeld();
     ConsumerRecords<byte[], byte[]> records =
         consumer.poll(
             waits.pollTimeout(
@@ -243,27 +244,53 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     updateGauges();
   }
 
-  private void handlePartition(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
-    for (ConsumerRecord<byte[], byte[]> record : records) {
+  /**
+   * Runs the held records whose wait is over, then resumes each partition that has none left, so a
+   * hop is as late as the loop's wake-up and not a fetch round trip.
+   */
+  private void runDueHeld() {
+    var due = waits.takeDue(clock.instant());
+    due.forEach(
+        (tp, held) -> {
+          // Not settled (stopping, revoked): left paused, and a partition assigned again comes
+          // back unpaused at its committed offset.
+          if (handlePartition(tp, held)
+              && !waits.waiting(tp)
+              && consumer.assignment().contains(tp)) {
+            consumer.resume(List.of(tp));
+          }
+        });
+  }
+
+  /**
+   * Handles a partition's records in order until one must wait.
+   *
+   * @return true when every record is done or held for its due time; false when the loop stopped or
+   *     the partition went away first
+   */
+  private boolean handlePartition(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+    for (int i = 0; i < records.size(); i++) {
+      ConsumerRecord<byte[], byte[]> record = records.get(i);
       // A revoked partition's records are its new owner's; a reassigned one is fetched again
       // from the committed offset.
       if (loop.stopping() || revokedInBatch.contains(tp)) {
-        return;
+        return false;
       }
       Optional<Instant> waitUntil = process(tp, record);
       if (waitUntil == null) {
-        return; // abandoned: not done, so not committed
+        return false; // abandoned: not done, so not committed
       }
       if (waitUntil.isPresent()) {
-        consumer.seek(tp, record.offset());
-        waits.pause(consumer, tp, waitUntil.get(), record.timestamp());
-        return;
+        consumer.pause(List.of(tp));
+        waits.hold(tp, waitUntil.get(), records.subList(i, records.size()));
+        return true;
       }
       commits.done(tp, record.offset() + 1);
       if (commits.due(config.commitInterval())) {
         commits.commit();
       }
     }
+    return true;
   }
 
   /**
