@@ -9,9 +9,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -44,6 +46,10 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private final Duration pollTimeout;
   private final Counter rejectedCommits;
   private final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
+
+  /** Offsets committed without waiting that the broker has not confirmed yet. */
+  private final Map<TopicPartition, OffsetAndMetadata> unconfirmed = new HashMap<>();
+
   private final PollLoop loop;
   private long polls;
   private long applied;
@@ -57,7 +63,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     // Offsets are committed here, after the database commit, and nowhere else.
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     this.consumer = new KafkaConsumer<>(config, b.keyDeserializer, b.valueDeserializer);
-    this.loop = new PollLoop(consumer, consumer::close);
+    this.loop = new PollLoop(consumer, this::closeResources);
     this.topics = List.copyOf(b.topics);
     this.handler = b.handler;
     this.batchMode = b.batchMode != null ? b.batchMode : b.handler.batchMode();
@@ -129,7 +135,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
           } catch (Exception refused) {
             // Commit what came before the record; it is delivered again after a restart.
             pending.put(partition, new OffsetAndMetadata(record.offset()));
-            commitPending();
+            commitDoneNow(consumer.assignment());
             throw new RecordProcessingException(
                 "stopped at "
                     + TransactionalIdempotentHandler.describe(record)
@@ -151,23 +157,78 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     }
   }
 
+  /**
+   * Commits the offsets of what is done without waiting: the next poll's database work overlaps the
+   * broker's answer, which a synchronous commit made the loop wait for on every batch. What the
+   * broker has not confirmed yet is committed again, synchronously, when partitions are taken away
+   * and when the consumer closes; a commit that failed for a passing reason goes with the next one.
+   */
   private void commitPending() {
     if (pending.isEmpty()) {
       return;
     }
-    try {
-      consumer.commitSync(pending);
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(pending);
+    pending.clear();
+    unconfirmed.putAll(offsets);
+    consumer.commitAsync(offsets, (committed, e) -> onCommitted(offsets, e));
+  }
+
+  /** Runs on the polling thread, in a later poll or commit. */
+  private void onCommitted(Map<TopicPartition, OffsetAndMetadata> offsets, Exception e) {
+    offsets.forEach(unconfirmed::remove);
+    if (e == null) {
       commits++;
-    } catch (CommitFailedException | RebalanceInProgressException e) {
+    } else if (e instanceof CommitFailedException || e instanceof RebalanceInProgressException) {
       // The partition moved while we worked: its new owner redelivers, and the store dedupes.
       rejected++;
       rejectedCommits.increment();
       LOG.warn(
           "offset commit of {} refused ({}); the new owner will deduplicate",
-          pending.keySet(),
+          offsets.keySet(),
           e.toString());
+    } else {
+      LOG.debug("offset commit of {} failed ({}); it goes with the next", offsets, e.toString());
+      offsets.forEach(pending::putIfAbsent);
+    }
+  }
+
+  /** Commits, and waits for, everything done: before the loop stops or gives partitions up. */
+  private void commitDoneNow(Collection<TopicPartition> partitions) {
+    Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+    for (TopicPartition partition : partitions) {
+      OffsetAndMetadata sent = unconfirmed.remove(partition);
+      OffsetAndMetadata later = pending.remove(partition);
+      OffsetAndMetadata offset = later != null ? later : sent;
+      if (offset != null) {
+        done.put(partition, offset);
+      }
+    }
+    if (done.isEmpty()) {
+      return;
+    }
+    try {
+      consumer.commitSync(done);
+      commits++;
+    } catch (CommitFailedException | RebalanceInProgressException e) {
+      rejected++;
+      rejectedCommits.increment();
+      LOG.warn(
+          "offset commit of {} refused ({}); the new owner will deduplicate",
+          done.keySet(),
+          e.toString());
+    } catch (RuntimeException e) {
+      LOG.warn("commit of {} failed: {}", done.keySet(), e.toString());
+    }
+  }
+
+  /** On the loop's thread, once: what is done is committed, then the consumer closes. */
+  private void closeResources() {
+    try {
+      Set<TopicPartition> done = new HashSet<>(unconfirmed.keySet());
+      done.addAll(pending.keySet());
+      commitDoneNow(done);
     } finally {
-      pending.clear();
+      consumer.close();
     }
   }
 
@@ -175,26 +236,16 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private final class CommitDoneWork implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
-      for (TopicPartition partition : partitions) {
-        OffsetAndMetadata offset = pending.remove(partition);
-        if (offset != null) {
-          done.put(partition, offset);
-        }
-      }
-      if (!done.isEmpty()) {
-        try {
-          consumer.commitSync(done);
-          commits++;
-        } catch (RuntimeException e) {
-          LOG.warn("commit on revocation of {} failed: {}", done.keySet(), e.toString());
-        }
-      }
+      commitDoneNow(partitions);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      partitions.forEach(pending::remove);
+      partitions.forEach(
+          partition -> {
+            pending.remove(partition);
+            unconfirmed.remove(partition);
+          });
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.courier.idempotency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.TestDatabase;
@@ -14,8 +15,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
@@ -158,6 +165,64 @@ class IdempotentHandlerIT {
     assertThat(lines("b-3")).isEqualTo(1);
     // The failed record's key was taken back: it can be applied when delivered again.
     assertThat(handler.handle(record("b-2", "{\"amount\":10}"))).isEqualTo(Outcome.APPLIED);
+  }
+
+  /**
+   * Two members handle the same key in batches at once (a rebalance): the second batch's insert
+   * waits for the first transaction, and once that commits the key counts as there before, so its
+   * effect runs once.
+   */
+  @Test
+  void aBatchRacingAnotherOnTheSameKeyAppliesItOnce() throws Exception {
+    CountDownLatch firstInside = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    IdempotentHandler<String, String> holding =
+        IdempotentHandler.<String, String>builder()
+            .dataSource(db.dataSource())
+            .consumerName(consumer)
+            .canonicalForm(CanonicalForm.json())
+            .meterRegistry(registry)
+            .effect(
+                (c, record) -> {
+                  try (PreparedStatement ps =
+                      c.prepareStatement("INSERT INTO ledger_lines VALUES (?, 17, 10)")) {
+                    ps.setString(1, new String(record.headers().lastHeader("id").value()));
+                    ps.executeUpdate();
+                  }
+                  firstInside.countDown();
+                  releaseFirst.await();
+                })
+            .build();
+    ExecutorService members = Executors.newFixedThreadPool(2);
+    try {
+      List<ConsumerRecord<String, String>> firstBatch =
+          List.of(record("race-1", "{\"amount\":10}"));
+      List<ConsumerRecord<String, String>> secondBatch =
+          List.of(record("race-1", "{\"amount\":10}"), record("race-2", "{\"amount\":10}"));
+      Future<List<RecordResult<String, String>>> first =
+          members.submit(() -> holding.handleBatch(firstBatch));
+      assertThat(firstInside.await(10, TimeUnit.SECONDS)).isTrue();
+      Future<List<RecordResult<String, String>>> second =
+          members.submit(() -> handler.handleBatch(secondBatch));
+      // The second insert waits on the first transaction's uncommitted key.
+      await()
+          .during(Duration.ofMillis(300))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !second.isDone());
+      releaseFirst.countDown();
+
+      assertThat(first.get(10, TimeUnit.SECONDS))
+          .extracting(RecordResult::outcome)
+          .containsExactly(Outcome.APPLIED);
+      assertThat(second.get(10, TimeUnit.SECONDS))
+          .extracting(RecordResult::outcome)
+          .containsExactly(Outcome.DUPLICATE, Outcome.APPLIED);
+      assertThat(lines("race-1")).isEqualTo(1);
+      assertThat(lines("race-2")).isEqualTo(1);
+    } finally {
+      releaseFirst.countDown();
+      members.shutdownNow();
+    }
   }
 
   @Test

@@ -1,6 +1,5 @@
 package dev.courier.idempotency.internal;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -50,7 +49,7 @@ public final class KeySql {
   }
 
   /**
-   * Records every key of a batch in one statement.
+   * Records every key of a batch in one statement, plus one lookup when some were there before.
    *
    * @return for each key not recorded now, the fingerprint recorded earlier
    */
@@ -70,39 +69,63 @@ public final class KeySql {
       partitions[i] = row.coordinates().partition();
       offsets[i] = row.coordinates().offset();
     }
-    // The CTE's reads see the table as it was before the insert: rows it finds are earlier keys.
-    String sql =
-        "WITH input (operation_key, fingerprint, topic, partition_id, record_offset) AS ("
-            + "  SELECT * FROM unnest(?::text[], ?::bytea[], ?::text[], ?::int[], ?::bigint[])),"
-            + " inserted AS ("
-            + "  INSERT INTO courier_idempotency_keys (consumer, operation_key, fingerprint, topic,"
-            + "   partition_id, record_offset, processed_at)"
-            + "  SELECT ?, operation_key, fingerprint, topic, partition_id, record_offset, ?"
-            + "  FROM input ON CONFLICT (consumer, operation_key) DO NOTHING"
-            + "  RETURNING operation_key)"
-            + " SELECT i.operation_key, k.fingerprint FROM input i"
-            + " LEFT JOIN inserted ins ON ins.operation_key = i.operation_key"
-            + " LEFT JOIN courier_idempotency_keys k"
-            + "  ON k.consumer = ? AND k.operation_key = i.operation_key"
-            + " WHERE ins.operation_key IS NULL";
+    // Only the insert runs for a batch of new keys: its conflicts are found by the unique index
+    // whatever the table's size, and the row count says whether any key was there already. Only
+    // then are the earlier fingerprints read. (A single statement that also joined the keys table,
+    // and one that returned every inserted key, cost a plan that followed the table's statistics
+    // and a row per key sent back.)
+    String insert =
+        "INSERT INTO courier_idempotency_keys (consumer, operation_key, fingerprint, topic,"
+            + " partition_id, record_offset, processed_at)"
+            + " SELECT ?, k, f, t, p, o, ?"
+            + " FROM unnest(?::text[], ?::bytea[], ?::text[], ?::int[], ?::bigint[]) AS i(k, f, t, p, o)"
+            + " ON CONFLICT (consumer, operation_key) DO NOTHING";
+    int inserted;
+    try (PreparedStatement ps = c.prepareStatement(insert)) {
+      ps.setString(1, consumer);
+      ps.setTimestamp(2, Timestamp.from(now));
+      ps.setArray(3, c.createArrayOf("text", keys));
+      ps.setArray(4, c.createArrayOf("bytea", fingerprints));
+      ps.setArray(5, c.createArrayOf("text", topics));
+      ps.setArray(6, c.createArrayOf("int4", partitions));
+      ps.setArray(7, c.createArrayOf("int8", offsets));
+      inserted = ps.executeUpdate();
+    }
+    if (inserted == n) {
+      return Map.of();
+    }
+    Map<String, byte[]> earlier = earlier(c, consumer, keys);
+    if (earlier.size() != n - inserted) {
+      // A conflicting key deleted before this statement could read it (a purge): the batch's
+      // keys are not all accounted for, so none of its effects may run.
+      throw new SQLException(
+          (n - inserted - earlier.size())
+              + " key(s) of "
+              + consumer
+              + " vanished during the check");
+    }
+    return earlier;
+  }
+
+  /**
+   * The fingerprints of the batch's keys that this transaction did not insert: they were there
+   * before (rows of this transaction carry its id in {@code xmin}; PostgreSQL 13+). The statement
+   * sees what committed before it started, including a key another transaction held uncommitted
+   * when the insert waited for it.
+   */
+  private static Map<String, byte[]> earlier(Connection c, String consumer, String[] keys)
+      throws SQLException {
     Map<String, byte[]> earlier = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      Array keyArray = c.createArrayOf("text", keys);
-      ps.setArray(1, keyArray);
-      ps.setArray(2, c.createArrayOf("bytea", fingerprints));
-      ps.setArray(3, c.createArrayOf("text", topics));
-      ps.setArray(4, c.createArrayOf("int4", partitions));
-      ps.setArray(5, c.createArrayOf("int8", offsets));
-      ps.setString(6, consumer);
-      ps.setTimestamp(7, Timestamp.from(now));
-      ps.setString(8, consumer);
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT operation_key, fingerprint FROM courier_idempotency_keys"
+                + " WHERE consumer = ? AND operation_key = ANY(?)"
+                + " AND xmin <> pg_current_xact_id()::xid")) {
+      ps.setString(1, consumer);
+      ps.setArray(2, c.createArrayOf("text", keys));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          byte[] fingerprint = rs.getBytes(2);
-          // Held by a transaction that committed after our snapshot: read it now.
-          earlier.put(
-              rs.getString(1),
-              fingerprint != null ? fingerprint : fingerprint(c, consumer, rs.getString(1)));
+          earlier.put(rs.getString(1), rs.getBytes(2));
         }
       }
     }
