@@ -35,6 +35,15 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
   /** The reader for a writer schema id: which reader applies is fixed per deserializer. */
   private final Map<Integer, DatumReader<Object>> readersById = new ConcurrentHashMap<>();
 
+  /**
+   * The reader of the last schema id read: a topic's records almost always share one, so the common
+   * case costs no map probe (and no boxing of the id). Immutable, so a racing thread sees a whole
+   * memo or the previous one.
+   */
+  private record Last(int id, DatumReader<Object> reader) {}
+
+  private volatile Last last;
+
   private static final ThreadLocal<BinaryDecoder> DECODER = new ThreadLocal<>();
 
   private record ReaderKey(Schema writer, Schema reader, Class<?> specificClass) {}
@@ -89,17 +98,24 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
           null);
     }
     int id = WireFormat.schemaId(data);
-    DatumReader<Object> reader = readersById.get(id);
-    if (reader == null) {
+    Last memo = last;
+    DatumReader<Object> reader;
+    if (memo != null && memo.id() == id) {
+      reader = memo.reader();
+    } else {
       reader =
           readersById.computeIfAbsent(
               id, k -> readerFor(readerKey(topic, id, writerSchema(topic, id))));
+      last = new Last(id, reader);
     }
+    BinaryDecoder reuse = DECODER.get();
     BinaryDecoder decoder =
         DecoderFactory.get()
             .binaryDecoder(
-                data, WireFormat.HEADER_SIZE, data.length - WireFormat.HEADER_SIZE, DECODER.get());
-    DECODER.set(decoder);
+                data, WireFormat.HEADER_SIZE, data.length - WireFormat.HEADER_SIZE, reuse);
+    if (decoder != reuse) {
+      DECODER.set(decoder);
+    }
     try {
       return reader.read(null, decoder);
     } catch (EOFException | ArrayIndexOutOfBoundsException e) {

@@ -1,11 +1,11 @@
 package dev.courier.schema;
 
 import dev.courier.schema.internal.AvroData;
+import dev.courier.schema.internal.ByteSink;
 import dev.courier.schema.internal.JavaProperties;
 import dev.courier.schema.internal.RecordConverter;
 import dev.courier.schema.internal.WireFormat;
 import dev.courier.schema.subject.SubjectNameStrategy;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,7 +41,7 @@ public class KafkaAvroSerializer extends AvroSerdeSupport implements Serializer<
   private static final ThreadLocal<Buffers> BUFFERS = ThreadLocal.withInitial(Buffers::new);
 
   private static final class Buffers {
-    final ByteArrayOutputStream out = new ByteArrayOutputStream(512);
+    final ByteSink out = new ByteSink(512);
     BinaryEncoder encoder;
   }
 
@@ -50,7 +50,8 @@ public class KafkaAvroSerializer extends AvroSerdeSupport implements Serializer<
    * producers write one record type to one topic, and then a record costs no subject name, no id
    * lookup and no map probe. Immutable, so a racing thread sees a whole memo or the previous.
    */
-  private record Memo(String topic, Schema given, Schema written, byte[] header) {}
+  private record Memo(
+      String topic, Schema given, Schema written, byte[] header, DatumWriter<Object> writer) {}
 
   private volatile Memo last;
 
@@ -94,7 +95,7 @@ public class KafkaAvroSerializer extends AvroSerdeSupport implements Serializer<
     }
     Memo memo = last;
     if (memo != null && memo.given() == container.getSchema() && memo.topic().equals(topic)) {
-      return encode(memo.header(), memo.written(), data, topic);
+      return encode(memo.header(), memo.writer(), memo.written(), data, topic);
     }
     Schema schema =
         removeJavaProperties
@@ -141,20 +142,22 @@ public class KafkaAvroSerializer extends AvroSerdeSupport implements Serializer<
     };
     if (datum == data) {
       // Not with a converted datum (use.latest.version with another schema): that path converts.
-      last = new Memo(topic, container.getSchema(), writerSchema, header);
+      last =
+          new Memo(
+              topic, container.getSchema(), writerSchema, header, writerFor(writerSchema, datum));
     }
-    return encode(header, writerSchema, datum, topic);
+    return encode(header, writerFor(writerSchema, datum), writerSchema, datum, topic);
   }
 
-  private byte[] encode(byte[] header, Schema schema, Object datum, String topic) {
+  private byte[] encode(
+      byte[] header, DatumWriter<Object> writer, Schema schema, Object datum, String topic) {
     Buffers buffers = BUFFERS.get();
-    ByteArrayOutputStream out = buffers.out;
+    ByteSink out = buffers.out;
     out.reset();
-    // One (synchronized) write for the header instead of five.
     out.write(header, 0, header.length);
     buffers.encoder = EncoderFactory.get().binaryEncoder(out, buffers.encoder);
     try {
-      writerFor(schema, datum).write(datum, buffers.encoder);
+      writer.write(datum, buffers.encoder);
       buffers.encoder.flush();
     } catch (IOException | RuntimeException e) {
       throw new SerializationException(

@@ -20,6 +20,6 @@ public final class WireFormat {
   }
 
   public static int schemaId(byte[] data) {
-    return ByteBuffer.wrap(data, 1, 4).getInt();
+    return (data[1] & 0xff) << 24 | (data[2] & 0xff) << 16 | (data[3] & 0xff) << 8 | data[4] & 0xff;
   }
 }
