@@ -55,6 +55,7 @@ public final class LabHeapBenchmark {
               summary));
     }
     notes.forEach(System.out::println);
-    BenchmarkReport.write(Path.of("target", "benchmarks"), "lab", "MiB", List.of(), notes);
+    BenchmarkReport.write(
+        Path.of("target", "benchmarks"), "lab", "MiB", List.of(), List.of(), notes);
   }
 }

@@ -173,7 +173,7 @@ public final class RelayFaultRun {
             + summary(postgresRecoveries));
     notes.add("faults: " + String.join("; ", events));
     BenchmarkReport.write(
-        Path.of("target", "benchmarks"), "relay-faults", "events", List.of(), notes);
+        Path.of("target", "benchmarks"), "relay-faults", "events", List.of(), List.of(), notes);
     if (lost > 0 || violations > 0) {
       throw new IllegalStateException(
           "relay fault run with seed "

@@ -4,10 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.Options;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * Every benchmark in one run, each against its baselines, then one summary of all tables in {@code
@@ -34,12 +30,13 @@ public final class RunAll {
 
   public static void main(String[] args) throws Exception {
     boolean smoke = args.length > 0 && args[0].equals("smoke");
-    serde(smoke);
-    OutboxPipelineBenchmark.main(smoke ? new String[] {"300", "2"} : new String[] {"20000", "10"});
+    SerdeReport.run(Path.of("target", "benchmarks"), smoke, smoke ? 1 : 3);
+    OutboxPipelineBenchmark.main(
+        smoke ? new String[] {"300", "1", "1"} : new String[] {"20000", "10", "5"});
     RelayFaultRun.main(smoke ? new String[] {"1", "6", "50"} : new String[] {"1", "120", "200"});
     IdempotencyPipelineBenchmark.main(
-        smoke ? new String[] {"300", "1"} : new String[] {"20000", "3"});
-    RetryLadderBenchmark.main(smoke ? new String[] {"200", "1"} : new String[] {"5000", "3"});
+        smoke ? new String[] {"300", "1"} : new String[] {"20000", "5"});
+    RetryLadderBenchmark.main(smoke ? new String[] {"200", "1"} : new String[] {"5000", "5"});
     WorkerGroupFaultRun.main(
         smoke ? new String[] {"1", "5", "20"} : new String[] {"1", "120", "40"});
     BackpressureMonitorBenchmark.main(
@@ -48,19 +45,6 @@ public final class RunAll {
             : new String[] {"10,100,1000,10000", "10,100", "25"});
     LabHeapBenchmark.main(smoke ? new String[] {"--step", "2"} : new String[0]);
     writeSummary(Path.of("target", "benchmarks"), smoke);
-  }
-
-  /** Avro serde through JMH, in this JVM for smoke runs, forked otherwise. */
-  private static void serde(boolean smoke) throws Exception {
-    Options options =
-        new OptionsBuilder()
-            .include(AvroSerdeBenchmark.class.getSimpleName())
-            .forks(smoke ? 0 : 1)
-            .warmupIterations(smoke ? 0 : 3)
-            .measurementIterations(smoke ? 1 : 5)
-            .measurementTime(TimeValue.milliseconds(smoke ? 100 : 2000))
-            .build();
-    SerdeReport.write(Path.of("target", "benchmarks"), new Runner(options).run());
   }
 
   private static void writeSummary(Path dir, boolean smoke) throws IOException {

@@ -165,7 +165,8 @@ public final class WorkerGroupFaultRun {
               kills,
               terms));
       notes.add("faults: " + String.join("; ", events));
-      BenchmarkReport.write(Path.of("target", "benchmarks"), "faults", "records", List.of(), notes);
+      BenchmarkReport.write(
+          Path.of("target", "benchmarks"), "faults", "records", List.of(), List.of(), notes);
       if (lost > 0) {
         throw new IllegalStateException(lost + " record(s) lost in fault run with seed " + seed);
       }

@@ -21,6 +21,22 @@ public final class PgOutputDecoder {
 
   private record Relation(String table, List<String> columns) {}
 
+  /** Microseconds from the Unix epoch to PostgreSQL's, 2000-01-01. */
+  private static final long POSTGRES_EPOCH_MICROS = 946_684_800_000_000L;
+
+  /**
+   * The commit time of a Commit message, in epoch milliseconds; -1 for any other message. Read
+   * apart from {@link #decode} because it needs no relation and allocates nothing.
+   */
+  public static long commitMillis(byte[] message) {
+    if (message.length < 26 || message[0] != 'C') {
+      return -1;
+    }
+    // 'C', flags (1 byte), commit LSN (8), end LSN (8), then the commit time in microseconds.
+    long micros = ByteBuffer.wrap(message, 18, 8).getLong();
+    return (micros + POSTGRES_EPOCH_MICROS) / 1000;
+  }
+
   /** Decodes one message; a change comes out only for row messages. */
   public Optional<LogicalChange> decode(byte[] message) {
     ByteBuffer buf = ByteBuffer.wrap(message);

@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,24 @@ class PgOutputDecoderTest {
   void rowBeforeItsRelationIsAnError() {
     assertThatThrownBy(() -> decoder.decode(insert(99, "1", "x")))
         .hasMessageContaining("relation 99");
+  }
+
+  @Test
+  void commitTimeIsReadFromCommitMessagesOnly() throws IOException {
+    // 2026-12-01T10:00:00.123Z in microseconds since 2000-01-01.
+    long micros =
+        (Instant.parse("2026-12-01T10:00:00.123Z").toEpochMilli() - 946_684_800_000L) * 1000;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.writeByte('C');
+    out.writeByte(0); // flags
+    out.writeLong(0x16B3748L); // commit LSN
+    out.writeLong(0x16B3778L); // end LSN
+    out.writeLong(micros);
+
+    assertThat(PgOutputDecoder.commitMillis(bytes.toByteArray()))
+        .isEqualTo(Instant.parse("2026-12-01T10:00:00.123Z").toEpochMilli());
+    assertThat(PgOutputDecoder.commitMillis(begin())).isEqualTo(-1);
   }
 
   private static byte[] begin() throws IOException {

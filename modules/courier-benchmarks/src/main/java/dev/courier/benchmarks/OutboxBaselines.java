@@ -1,0 +1,448 @@
+package dev.courier.benchmarks;
+
+import dev.courier.outbox.OutboxEvent;
+import dev.courier.outbox.OutboxRelayConfig;
+import dev.courier.outbox.OutboxWriter;
+import dev.courier.outbox.internal.EngineProperties;
+import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.TestDatabase;
+import dev.courier.testkit.UniqueNames;
+import dev.courier.testkit.internal.PgOutputDecoder;
+import io.debezium.embedded.Connect;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.debezium.engine.format.ChangeEventFormat;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
+
+/**
+ * The outbox's baselines, each on the same rows the relay gets ({@link #writeEvents}), each
+ * returning the seconds from the first insert to the last event seen:
+ *
+ * <ul>
+ *   <li>(a) the raw pgoutput stream through pgjdbc's replication API, decoded and nothing else: the
+ *       capture ceiling of this server;
+ *   <li>(b) Debezium's embedded engine with a no-op batch handler;
+ *   <li>(c) Debezium's engine with the outbox EventRouter and an asynchronous batching producer,
+ *       acknowledged per batch, read back by a consumer: what Debezium Server's Kafka sink does;
+ *   <li>(d) raw batched inserts of the same rows;
+ *   <li>(e) a raw idempotent producer of the same payloads.
+ * </ul>
+ */
+final class OutboxBaselines {
+
+  static final int BATCH = 500;
+  static final String PAYLOAD_JSON = "{\"account\":17,\"amount\":10,\"currency\":\"EUR\"}";
+  private static final byte[] PAYLOAD = PAYLOAD_JSON.getBytes(StandardCharsets.UTF_8);
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+  private OutboxBaselines() {}
+
+  /** (d) The same rows inserted 500 a transaction into a table like the outbox, and kept. */
+  static double rawInserts(TestDatabase db, int events) throws Exception {
+    try (Connection c = db.connection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE IF NOT EXISTS raw_outbox (LIKE courier_outbox INCLUDING ALL)");
+      s.execute("TRUNCATE raw_outbox");
+    }
+    long started = System.nanoTime();
+    try (Connection c = db.connection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO raw_outbox (id, aggregatetype, aggregateid, type, payload, content_type)"
+                    + " VALUES (?, 'account', ?, 'CreditRequested', ?, 'application/json')")) {
+      c.setAutoCommit(false);
+      for (int i = 0; i < events; i++) {
+        ps.setObject(1, UUID.randomUUID());
+        ps.setString(2, "acc-" + (i % 100));
+        ps.setBytes(3, PAYLOAD);
+        ps.addBatch();
+        if ((i + 1) % BATCH == 0) {
+          ps.executeBatch();
+          c.commit();
+        }
+      }
+      ps.executeBatch();
+      c.commit();
+    }
+    return (System.nanoTime() - started) / 1e9;
+  }
+
+  /** (e) The same payloads through a plain idempotent producer, flushed. */
+  static double rawProducer(KafkaBroker kafka, int events) {
+    String topic = UniqueNames.topic("bench-raw");
+    kafka.createTopic(topic, 1);
+    long started = System.nanoTime();
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (int i = 0; i < events; i++) {
+        producer.send(
+            new ProducerRecord<>(
+                topic, ("acc-" + (i % 100)).getBytes(StandardCharsets.UTF_8), PAYLOAD));
+      }
+      producer.flush();
+    }
+    return (System.nanoTime() - started) / 1e9;
+  }
+
+  /**
+   * (a) The slot's pgoutput messages through pgjdbc's replication stream, on a publication of the
+   * outbox table like the relay's, decoded into rows; the position is confirmed as it goes. {@code
+   * commitToDecode} gets, per commit, the milliseconds from the commit to its decoding.
+   */
+  static double rawPgoutput(TestDatabase db, int events, Pacing pacing, LongConsumer commitToDecode)
+      throws Exception {
+    String name = "bench_raw_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    try (Connection c = db.connection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE PUBLICATION " + name + " FOR TABLE " + EngineProperties.OUTBOX_TABLE);
+    }
+    Properties props = new Properties();
+    PGProperty.USER.set(props, db.username());
+    PGProperty.PASSWORD.set(props, db.password());
+    PGProperty.REPLICATION.set(props, "database");
+    PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
+    PGProperty.PREFER_QUERY_MODE.set(props, "simple");
+    ExecutorService reader = Executors.newSingleThreadExecutor();
+    try (Connection replication = DriverManager.getConnection(db.jdbcUrl(), props)) {
+      PGConnection pg = replication.unwrap(PGConnection.class);
+      pg.getReplicationAPI()
+          .createReplicationSlot()
+          .logical()
+          .withSlotName(name)
+          .withOutputPlugin("pgoutput")
+          .make();
+      PGReplicationStream stream =
+          pg.getReplicationAPI()
+              .replicationStream()
+              .logical()
+              .withSlotName(name)
+              .withSlotOption("proto_version", 1)
+              .withSlotOption("publication_names", name)
+              .withStatusInterval(1, TimeUnit.SECONDS)
+              .start();
+      AtomicLong seen = new AtomicLong();
+      Future<?> reading =
+          reader.submit(
+              () -> {
+                PgOutputDecoder decoder = new PgOutputDecoder();
+                while (seen.get() < events) {
+                  ByteBuffer message = stream.read();
+                  byte[] bytes = new byte[message.remaining()];
+                  message.get(bytes);
+                  long committed = PgOutputDecoder.commitMillis(bytes);
+                  if (committed >= 0) {
+                    commitToDecode.accept(System.currentTimeMillis() - committed);
+                  } else if (decoder
+                      .decode(bytes)
+                      .filter(change -> change.operation().equals("INSERT"))
+                      .isPresent()) {
+                    seen.incrementAndGet();
+                  }
+                  LogSequenceNumber at = stream.getLastReceiveLSN();
+                  stream.setAppliedLSN(at);
+                  stream.setFlushedLSN(at);
+                }
+                return null;
+              });
+      long started = System.nanoTime();
+      pacing.write(db, events);
+      reading.get(10, TimeUnit.MINUTES);
+      double seconds = (System.nanoTime() - started) / 1e9;
+      stream.close();
+      return seconds;
+    } finally {
+      reader.shutdownNow();
+      dropSlot(db, name, name);
+    }
+  }
+
+  /** (b) Debezium's engine on the relay's settings and a slot of its own, handler a no-op. */
+  static double debeziumAlone(KafkaBroker kafka, TestDatabase db, int events) throws Exception {
+    Map<String, String> settings = OutboxPipelineBenchmark.relaySettings(kafka, db);
+    OutboxRelayConfig config = new OutboxRelayConfig(settings);
+    AtomicLong seen = new AtomicLong();
+    CountDownLatch done = new CountDownLatch(1);
+    try {
+      return runEngine(
+          EngineProperties.of(config),
+          (records, committer) -> {
+            for (RecordChangeEvent<SourceRecord> r : records) {
+              if (r.record().value() instanceof Struct s
+                  && "c".equals(s.getString("op"))
+                  && seen.incrementAndGet() == events) {
+                done.countDown();
+              }
+              committer.markProcessed(r);
+            }
+            committer.markBatchFinished();
+          },
+          () -> {
+            writeEvents(db.dataSource(), events);
+            done.await(10, TimeUnit.MINUTES);
+          });
+    } finally {
+      dropSlot(db, settings);
+    }
+  }
+
+  /**
+   * (c) Debezium's engine with the EventRouter SMT (the outbox routing Courier does, in Debezium's
+   * own configuration) and a batch handler that sends every routed record without waiting, waits
+   * for all of a batch's acknowledgements, then marks the batch processed: Debezium Server's Kafka
+   * sink. Measured to the last event consumed, as Courier is.
+   */
+  static double debeziumToKafka(KafkaBroker kafka, TestDatabase db, int events) throws Exception {
+    Map<String, String> settings = OutboxPipelineBenchmark.relaySettings(kafka, db);
+    OutboxRelayConfig config = new OutboxRelayConfig(settings);
+    String topic = config.prefix() + ".account";
+    kafka.createTopic(topic, 1);
+    Properties props = EngineProperties.of(config);
+    props.setProperty("transforms", "outbox");
+    props.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
+    props.setProperty("transforms.outbox.route.by.field", "aggregatetype");
+    props.setProperty(
+        "transforms.outbox.route.topic.replacement", config.prefix() + ".${routedByValue}");
+    props.setProperty("transforms.outbox.table.field.event.key", "aggregateid");
+    props.setProperty("transforms.outbox.table.op.invalid.behavior", "warn");
+    Map<String, Object> pc = kafka.producerConfig();
+    pc.put(ProducerConfig.ACKS_CONFIG, "all");
+    pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    AtomicReference<Exception> failed = new AtomicReference<>();
+    try (KafkaProducer<byte[], byte[]> producer =
+            new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
+        KafkaConsumer<byte[], byte[]> consumer =
+            new KafkaConsumer<>(
+                kafka.consumerConfig(UniqueNames.group("bench-dbz")),
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      consumer.poll(Duration.ofMillis(100));
+      return runEngine(
+          props,
+          (records, committer) -> {
+            List<Future<?>> acks = new ArrayList<>(records.size());
+            for (RecordChangeEvent<SourceRecord> r : records) {
+              SourceRecord routed = r.record();
+              if (!routed.topic().equals(topic)) {
+                continue; // a heartbeat
+              }
+              Object value = routed.value();
+              byte[] payload =
+                  value instanceof ByteBuffer b ? bytes(b) : value instanceof byte[] a ? a : null;
+              acks.add(
+                  producer.send(
+                      new ProducerRecord<>(
+                          topic,
+                          routed.key().toString().getBytes(StandardCharsets.UTF_8),
+                          payload)));
+            }
+            try {
+              for (Future<?> ack : acks) {
+                ack.get();
+              }
+            } catch (Exception e) {
+              failed.set(e);
+              throw new IllegalStateException(e);
+            }
+            for (RecordChangeEvent<SourceRecord> r : records) {
+              committer.markProcessed(r);
+            }
+            committer.markBatchFinished();
+          },
+          () -> {
+            writeEvents(db.dataSource(), events);
+            long received = 0;
+            while (received < events && failed.get() == null) {
+              received += consumer.poll(Duration.ofMillis(100)).count();
+            }
+          });
+    } finally {
+      dropSlot(db, settings);
+    }
+  }
+
+  /** What a baseline does once its engine streams: the writes and the wait for the last event. */
+  @FunctionalInterface
+  interface Workload {
+    void run() throws Exception;
+  }
+
+  /** How events are written: at full speed, 500 a transaction, or paced. */
+  @FunctionalInterface
+  interface Pacing {
+    void write(TestDatabase db, int events) throws Exception;
+
+    Pacing FULL_SPEED = (db, events) -> writeEvents(db.dataSource(), events);
+
+    /** A commit of {@code perSecond / 100} events every 10 ms, until {@code events} are written. */
+    static Pacing paced(int perSecond) {
+      return (db, events) -> writePaced(db.dataSource(), events, perSecond);
+    }
+  }
+
+  /**
+   * Offered load: {@code perSecond / 100} events committed every 10 ms, each with its write time in
+   * the payload ({@code "at"}, epoch ms) for whoever reads it to know its age. The generator parks
+   * between ticks: on 2 cores a spinning one takes a whole core from what it measures.
+   */
+  static void writePaced(DataSource db, int events, int perSecond) throws Exception {
+    int perTick = Math.max(1, perSecond / 100);
+    OutboxWriter writer = OutboxWriter.create();
+    try (Connection c = db.getConnection()) {
+      c.setAutoCommit(false);
+      long start = System.nanoTime();
+      for (int written = 0, tick = 0; written < events; tick++) {
+        long due = start + tick * 10_000_000L;
+        for (long left = due - System.nanoTime(); left > 0; left = due - System.nanoTime()) {
+          LockSupport.parkNanos(left);
+        }
+        List<OutboxEvent> batch = new ArrayList<>(perTick);
+        String at = "{\"amount\":10,\"at\":" + System.currentTimeMillis() + "}";
+        for (int i = 0; i < perTick && written < events; i++, written++) {
+          batch.add(
+              OutboxEvent.builder()
+                  .aggregate("account", "acc-" + i)
+                  .eventType("CreditRequested")
+                  .json(at)
+                  .build());
+        }
+        writer.writeAll(c, batch);
+        c.commit();
+      }
+    }
+  }
+
+  /** Starts an engine, runs the workload once it streams, and returns the workload's seconds. */
+  private static double runEngine(
+      Properties props,
+      DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> handler,
+      Workload workload)
+      throws Exception {
+    CountDownLatch streaming = new CountDownLatch(1);
+    DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
+        DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+            .using(props)
+            .using(
+                new DebeziumEngine.ConnectorCallback() {
+                  @Override
+                  public void pollingStarted() {
+                    streaming.countDown();
+                  }
+                })
+            .notifying(handler)
+            .build();
+    ExecutorService runner = Executors.newSingleThreadExecutor();
+    try {
+      runner.submit(engine);
+      if (!streaming.await(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the engine did not start streaming in " + START_TIMEOUT);
+      }
+      long started = System.nanoTime();
+      workload.run();
+      return (System.nanoTime() - started) / 1e9;
+    } finally {
+      engine.close();
+      runner.shutdown();
+      runner.awaitTermination(60, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Events through Courier's writer, 500 a transaction, as the relay's measured runs get them. */
+  static void writeEvents(DataSource db, int events) throws Exception {
+    OutboxWriter writer = OutboxWriter.create();
+    try (Connection c = db.getConnection()) {
+      c.setAutoCommit(false);
+      List<OutboxEvent> batch = new ArrayList<>(BATCH);
+      for (int i = 0; i < events; i++) {
+        batch.add(
+            OutboxEvent.builder()
+                .aggregate("account", "acc-" + (i % 100))
+                .eventType("CreditRequested")
+                .json(PAYLOAD_JSON)
+                .build());
+        if (batch.size() == BATCH) {
+          writer.writeAll(c, batch);
+          c.commit();
+          batch.clear();
+        }
+      }
+      writer.writeAll(c, batch);
+      c.commit();
+    }
+  }
+
+  static void dropSlot(TestDatabase db, Map<String, String> settings) throws Exception {
+    dropSlot(db, settings.get(OutboxRelayConfig.SLOT), settings.get(OutboxRelayConfig.PUBLICATION));
+  }
+
+  /** Drops a run's slot and publication, so no inactive slot holds WAL for the runs after it. */
+  static void dropSlot(TestDatabase db, String slot, String publication) throws Exception {
+    try (Connection c = db.connection();
+        PreparedStatement state =
+            c.prepareStatement("SELECT active FROM pg_replication_slots WHERE slot_name = ?");
+        PreparedStatement drop = c.prepareStatement("SELECT pg_drop_replication_slot(?)");
+        Statement s = c.createStatement()) {
+      state.setString(1, slot);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) {
+        try (ResultSet rs = state.executeQuery()) {
+          if (!rs.next()) {
+            break; // never made, or gone
+          }
+          if (!rs.getBoolean(1)) {
+            drop.setString(1, slot);
+            drop.execute();
+            break;
+          }
+        }
+        // The walsender of a stream just closed may hold the slot a moment longer.
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("slot " + slot + " still active 30 s after its run");
+        }
+        Thread.sleep(50);
+      }
+      s.execute("DROP PUBLICATION IF EXISTS " + publication);
+    }
+  }
+
+  private static byte[] bytes(ByteBuffer buffer) {
+    byte[] bytes = new byte[buffer.remaining()];
+    buffer.duplicate().get(bytes);
+    return bytes;
+  }
+}
