@@ -102,7 +102,10 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   private final String deadlineHeader;
   private final String operationKeyHeader;
   private final PollLoop loop;
-  private InFlight inFlight;
+
+  /** The run whose call the loop waits for while it keeps polling, if any. */
+  private Run inFlight;
+
   private volatile Instant shutdownDeadline;
   // Written by the loop thread only; volatile so progress() is current from any thread.
   private volatile long handlerCalls;
@@ -111,25 +114,62 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   private volatile long deadLettered;
   private volatile long budgetWaits;
 
-  /** A handler call in progress and the record it belongs to. */
-  private static final class InFlight {
-    final TopicPartition tp;
-    final ConsumerRecord<byte[], byte[]> record;
-    final LadderState state;
-    final HandlerCalls.Call call;
+  /** What one record needs, decided before its run is handed to the handler thread. */
+  private sealed interface Step permits Wait, Decided, Callable {}
 
-    /** Settled or abandoned by a rebalance callback while the loop waited for the call. */
+  /** Not due yet (or no retry budget): the record and those after it wait at their tier. */
+  private record Wait(Instant due) implements Step {}
+
+  /** Settled without a call (dead-lettered, or refused before the handler), in its turn. */
+  private record Decided(Runnable settle) implements Step {}
+
+  /** A handler call; {@code typed} is the record as the handler gets it. */
+  private record Callable(LadderState state, ConsumerRecord<?, ?> typed, int tier)
+      implements Step {}
+
+  /**
+   * Consecutive records of one partition whose calls went to the handler thread together, settled
+   * in order: a record is done (and its offset may be committed) only once every record before it
+   * is.
+   */
+  private static final class Run {
+    final TopicPartition tp;
+    final List<ConsumerRecord<byte[], byte[]>> records;
+    final List<Step> steps;
+    final List<HandlerCalls.Call> calls;
+
+    /** The next step to settle, and the call of the next Callable step. */
+    int next;
+
+    int nextCall;
+
+    /** Settled as far as it goes by a rebalance callback while the loop waited for a call. */
     boolean finished;
 
-    InFlight(
+    Run(
         TopicPartition tp,
-        ConsumerRecord<byte[], byte[]> record,
-        LadderState state,
-        HandlerCalls.Call call) {
+        List<ConsumerRecord<byte[], byte[]>> records,
+        List<Step> steps,
+        List<HandlerCalls.Call> calls) {
       this.tp = tp;
-      this.record = record;
-      this.state = state;
-      this.call = call;
+      this.records = records;
+      this.steps = steps;
+      this.calls = calls;
+    }
+
+    ConsumerRecord<byte[], byte[]> record() {
+      return records.get(next);
+    }
+
+    HandlerCalls.Call call() {
+      return calls.get(nextCall);
+    }
+
+    /** No call of the run from the next one on that has not started yet will start. */
+    void cancelRest() {
+      if (nextCall < calls.size()) {
+        calls.get(nextCall).cancelFromHere();
+      }
     }
   }
 
@@ -263,146 +303,291 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   }
 
   /**
-   * Handles a partition's records in order until one must wait.
+   * Handles a partition's records in order until one must wait: the records before it go to the
+   * handler thread as one run and are settled in order.
    *
    * @return true when every record is done or held for its due time; false when the loop stopped or
    *     the partition went away first
    */
   private boolean handlePartition(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
-    for (int i = 0; i < records.size(); i++) {
-      ConsumerRecord<byte[], byte[]> record = records.get(i);
+    int from = 0;
+    while (from < records.size()) {
       // A revoked partition's records are its new owner's; a reassigned one is fetched again
       // from the committed offset.
       if (loop.stopping() || revokedInBatch.contains(tp)) {
         return false;
       }
-      Optional<Instant> waitUntil = process(tp, record);
-      if (waitUntil == null) {
-        return false; // abandoned: not done, so not committed
+      Instant now = clock.instant();
+      List<Step> steps = new ArrayList<>();
+      Instant waitUntil = null;
+      int end = from;
+      for (; end < records.size(); end++) {
+        Step step = prepare(records.get(end), now);
+        if (step instanceof Wait wait) {
+          waitUntil = wait.due();
+          break;
+        }
+        steps.add(step);
       }
-      if (waitUntil.isPresent()) {
+      Run run = start(tp, records.subList(from, end), steps);
+      Settled settled = settleRun(run);
+      if (settled == Settled.NOT_DONE) {
+        return false;
+      }
+      if (settled == Settled.BROKEN) {
+        from += run.next; // a call timed out and took the rest of its run with it: prepare again
+        continue;
+      }
+      if (waitUntil != null) {
         consumer.pause(List.of(tp));
-        waits.hold(tp, waitUntil.get(), records.subList(i, records.size()));
+        waits.hold(tp, waitUntil, records.subList(end, records.size()));
         return true;
       }
-      commits.done(tp, record.offset() + 1);
-      if (commits.due(config.commitInterval())) {
-        commits.commit();
-      }
+      from = end;
     }
     return true;
   }
 
+  /** How a run ended. */
+  private enum Settled {
+    /** Every record of it is done. */
+    DONE,
+    /** Done up to a call that timed out; the records after it were not called and must be again. */
+    BROKEN,
+    /** Stopped (shutdown, revocation): what is done is done, the rest is the next owner's. */
+    NOT_DONE
+  }
+
+  @SuppressWarnings("unchecked")
+  private Run start(
+      TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records, List<Step> steps) {
+    List<HandlerCalls.Work> works = new ArrayList<>();
+    for (Step step : steps) {
+      if (step instanceof Callable c) {
+        ConsumerRecord<K, V> typed = (ConsumerRecord<K, V>) c.typed();
+        works.add(() -> handler.handle(typed));
+      }
+    }
+    return new Run(tp, records, steps, works.isEmpty() ? List.of() : calls.startAll(works));
+  }
+
   /**
-   * Handles one record.
-   *
-   * @return empty when it is done, when to look again if it must wait at its tier, or null when its
-   *     call was abandoned (shutdown, or its partition was revoked) and it is not done
+   * Decides what a record needs; dead letters are not sent here but when the record's turn comes,
+   * so offsets and effects stay in record order.
    */
-  private Optional<Instant> process(TopicPartition tp, ConsumerRecord<byte[], byte[]> record) {
-    Instant now = clock.instant();
+  private Step prepare(ConsumerRecord<byte[], byte[]> record, Instant now) {
     int tier = topics.tierOf(record.topic());
     LadderRead read = LadderState.read(record, tier, operationKeyHeader, deadlineHeader);
     if (read instanceof Malformed malformed) {
-      deadLetter(
-          record,
-          LadderState.of(record, operationKeyHeader),
-          Decision.DeadLetter.MALFORMED,
-          0,
-          null,
-          malformed.describe(),
-          null,
-          now);
-      return Optional.empty();
+      LadderState state = LadderState.of(record, operationKeyHeader);
+      return new Decided(
+          () ->
+              deadLetter(
+                  record,
+                  state,
+                  Decision.DeadLetter.MALFORMED,
+                  0,
+                  null,
+                  malformed.describe(),
+                  null,
+                  now));
     }
     LadderState state = (LadderState) read;
     if (state.attempt() > config.policy().maxAttempts()) {
-      deadLetter(
-          record,
-          state,
-          Decision.DeadLetter.ATTEMPTS,
-          state.attempt() - 1,
-          null,
+      String why =
           "not executed: it waited in "
               + record.topic()
               + " for attempt "
               + state.attempt()
               + ", above retry.max.attempts="
-              + config.policy().maxAttempts(),
-          null,
-          now);
-      return Optional.empty();
+              + config.policy().maxAttempts();
+      return new Decided(
+          () ->
+              deadLetter(
+                  record,
+                  state,
+                  Decision.DeadLetter.ATTEMPTS,
+                  state.attempt() - 1,
+                  null,
+                  why,
+                  null,
+                  now));
     }
     if (state.due().isPresent() && now.isBefore(state.due().get())) {
-      return state.due();
+      return new Wait(state.due().get());
     }
     Optional<Decision.DeadLetter> expired = decider.beforeAttempt(state.deadline(), now);
     if (expired.isPresent()) {
-      deadLetter(record, state, expired.get().reason(), state.attempt() - 1, null, null, null, now);
-      return Optional.empty();
+      return new Decided(
+          () ->
+              deadLetter(
+                  record,
+                  state,
+                  expired.get().reason(),
+                  state.attempt() - 1,
+                  null,
+                  null,
+                  null,
+                  now));
     }
     if (tier > 0) {
       if (!budget.tryAcquire()) {
         budgetWaits++;
         metrics.budgetWaits.increment();
-        return Optional.of(now.plus(budget.untilAvailable()));
+        return new Wait(now.plus(budget.untilAvailable()));
       }
       state.due().ifPresent(d -> metrics.lateness.record(Duration.between(d, now)));
     }
+    try {
+      return new Callable(state, deserialize(record, state), tier);
+    } catch (RuntimeException e) {
+      return new Decided(
+          () -> {
+            countCall(tier);
+            settle(record, state, new HandlerCalls.Result(Optional.of(e)));
+          });
+    }
+  }
+
+  private void countCall(int tier) {
     metrics.attempt(tier);
     handlerCalls++;
-    ConsumerRecord<K, V> typed;
-    try {
-      typed = deserialize(record, state);
-    } catch (RuntimeException e) {
-      settle(record, state, new HandlerCalls.Result(Optional.of(e)));
-      return Optional.empty();
-    }
-    return call(tp, record, state, typed) ? Optional.empty() : null;
   }
 
   /**
-   * Runs the handler and settles the record; while the call runs, the partitions are paused and the
+   * Settles a run's records in order; while a call runs long, the partitions are paused and the
    * loop keeps polling so the member stays in its group and takes part in rebalances.
-   *
-   * @return whether the record is done (false: abandoned, its offset must not be committed)
    */
-  private boolean call(
-      TopicPartition tp,
-      ConsumerRecord<byte[], byte[]> record,
-      LadderState state,
-      ConsumerRecord<K, V> typed) {
-    HandlerCalls.Call call = calls.start(() -> handler.handle(typed));
-    Optional<HandlerCalls.Result> result = call.await(FIRST_WAIT);
-    if (result.isPresent()) {
-      settle(record, state, result.get());
-      return true;
+  private Settled settleRun(Run run) {
+    boolean leftCleanly = false;
+    try {
+      while (run.next < run.steps.size()) {
+        if (loop.stopping()) {
+          run.cancelRest();
+          settleStarted(run, shutdownDeadline);
+          leftCleanly = true;
+          return Settled.NOT_DONE;
+        }
+        if (revokedInBatch.contains(run.tp)) {
+          run.cancelRest();
+          leftCleanly = true;
+          return Settled.NOT_DONE;
+        }
+        Step step = run.steps.get(run.next);
+        if (step instanceof Decided decided) {
+          decided.settle().run();
+          done(run);
+          continue;
+        }
+        Callable callable = (Callable) step;
+        Optional<HandlerCalls.Result> result = run.call().await(FIRST_WAIT);
+        if (result.isPresent()) {
+          countCall(callable.tier());
+          settle(run.record(), callable.state(), result.get());
+          run.nextCall++;
+          done(run);
+          continue;
+        }
+        Settled slow = awaitSlowCall(run, callable);
+        if (slow != Settled.DONE) {
+          leftCleanly = true;
+          return slow;
+        }
+      }
+      leftCleanly = true;
+      return Settled.DONE;
+    } finally {
+      if (!leftCleanly) {
+        run.cancelRest(); // an Error on the way out: no call of the run may start after it
+      }
     }
-    InFlight current = new InFlight(tp, record, state, call);
-    inFlight = current;
+  }
+
+  /** The record at {@code run.next} is done: its offset may be committed. */
+  private void done(Run run) {
+    commits.done(run.tp, run.record().offset() + 1);
+    run.next++;
+    if (commits.due(config.commitInterval())) {
+      commits.commit();
+    }
+  }
+
+  /**
+   * Waits for a call that did not end within {@link #FIRST_WAIT}, polling meanwhile with every
+   * partition paused.
+   *
+   * @return DONE when it is settled and the run goes on; BROKEN when it timed out (settled as a
+   *     timeout, the rest of its run cancelled); NOT_DONE when it was abandoned or a rebalance
+   *     callback settled the run
+   */
+  private Settled awaitSlowCall(Run run, Callable callable) {
+    HandlerCalls.Call call = run.call();
+    ConsumerRecord<byte[], byte[]> record = run.record();
+    inFlight = run;
     pauseForCall(consumer.assignment());
     try {
-      while (!current.finished) {
-        result = call.await(BUSY_POLL);
+      while (!run.finished) {
+        Optional<HandlerCalls.Result> result = call.await(BUSY_POLL);
         if (result.isPresent()) {
-          settle(record, state, result.get());
-          return true;
+          countCall(callable.tier());
+          settle(record, callable.state(), result.get());
+          run.nextCall++;
+          done(run);
+          return Settled.DONE;
         }
         if (call.expired()) {
-          settle(record, state, call.abandon(timeoutMessage(record)));
-          return true;
+          countCall(callable.tier());
+          settle(record, callable.state(), call.abandon(timeoutMessage(record)));
+          run.nextCall++;
+          done(run);
+          return run.next < run.steps.size() ? Settled.BROKEN : Settled.DONE;
         }
         if (shuttingDownPast()) {
           call.abandon("shutting down");
           LOG.warn("{} abandoned at shutdown; its next owner redoes it", coordinates(record));
-          return false;
+          return Settled.NOT_DONE;
         }
         pollWhileBusy();
       }
-      return false; // settled (and committed) or abandoned by a rebalance callback
+      return Settled.NOT_DONE; // settled (and committed) or abandoned by a rebalance callback
     } finally {
       inFlight = null;
       resumeAfterCall();
+    }
+  }
+
+  /**
+   * With the rest of its run cancelled, settles the run's steps from {@code run.next} on as long as
+   * their calls started (each gets its own limit, and no longer than {@code deadline}): a call that
+   * ran is not left for the next owner to repeat.
+   */
+  private void settleStarted(Run run, Instant deadline) {
+    while (run.next < run.steps.size()) {
+      Step step = run.steps.get(run.next);
+      if (step instanceof Decided decided) {
+        decided.settle().run();
+        done(run);
+        continue;
+      }
+      HandlerCalls.Call call = run.call();
+      if (!call.started()) {
+        return;
+      }
+      Duration wait = call.remaining();
+      if (deadline != null) {
+        Duration left = Duration.between(clock.instant(), deadline);
+        wait = left.compareTo(wait) < 0 ? left : wait;
+      }
+      Optional<HandlerCalls.Result> result = call.await(wait);
+      if (result.isEmpty()) {
+        call.abandon("stopping");
+        LOG.warn("{} abandoned; its next owner redoes it", coordinates(run.record()));
+        return;
+      }
+      countCall(((Callable) step).tier());
+      settle(run.record(), ((Callable) step).state(), result.get());
+      run.nextCall++;
+      done(run);
     }
   }
 
@@ -646,23 +831,17 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
       revokedInBatch.addAll(partitions);
-      InFlight f = inFlight;
-      if (f != null && !f.finished && partitions.contains(f.tp)) {
-        Duration wait = f.call.remaining();
-        Instant deadline = shutdownDeadline;
-        if (deadline != null) {
-          Duration left = Duration.between(clock.instant(), deadline);
-          wait = left.compareTo(wait) < 0 ? left : wait;
-        }
-        Optional<HandlerCalls.Result> result = f.call.await(wait);
-        f.finished = true;
-        if (result.isPresent()) {
-          settle(f.record, f.state, result.get());
-          commits.done(f.tp, f.record.offset() + 1);
-          LOG.info("{} finished during the revocation of its partition", coordinates(f.record));
-        } else {
-          f.call.abandon("partition revoked");
-          LOG.warn("{} abandoned at revocation; its new owner redoes it", coordinates(f.record));
+      Run run = inFlight;
+      if (run != null && !run.finished && partitions.contains(run.tp)) {
+        run.cancelRest();
+        int before = run.next;
+        settleStarted(run, shutdownDeadline);
+        run.finished = true;
+        if (run.next > before) {
+          LOG.info(
+              "{} record(s) of {} finished during the revocation of their partition",
+              run.next - before,
+              run.tp);
         }
       }
       commits.commit(partitions);
@@ -676,10 +855,10 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
       revokedInBatch.addAll(partitions);
-      InFlight f = inFlight;
-      if (f != null && !f.finished && partitions.contains(f.tp)) {
-        f.finished = true;
-        f.call.abandon("partition lost");
+      Run run = inFlight;
+      if (run != null && !run.finished && partitions.contains(run.tp)) {
+        run.finished = true;
+        run.call().abandon("partition lost");
       }
       commits.drop(partitions);
       waits.forget(partitions);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.courier.retry.HandlerTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -64,6 +66,70 @@ class HandlerCallsTest {
           .hasValueSatisfying(r -> assertThat(r.succeeded()).isTrue());
     } finally {
       never.countDown();
+    }
+  }
+
+  @Test
+  void aRunsCallsGoInOrderAndACancelledRestNeverStarts() throws Exception {
+    List<Integer> ran = new CopyOnWriteArrayList<>();
+    CountDownLatch firstRunning = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    try (HandlerCalls calls = new HandlerCalls("t", Duration.ofSeconds(5), Clock.systemUTC())) {
+      List<HandlerCalls.Call> run =
+          calls.startAll(
+              List.of(
+                  () -> {
+                    ran.add(1);
+                    firstRunning.countDown();
+                    releaseFirst.await();
+                  },
+                  () -> ran.add(2),
+                  () -> ran.add(3)));
+      assertThat(firstRunning.await(5, TimeUnit.SECONDS)).isTrue();
+      assertThat(run.get(0).started()).isTrue();
+      assertThat(run.get(1).started()).isFalse();
+      assertThat(run.get(1).remaining())
+          .as("the whole limit while waiting")
+          .isEqualTo(Duration.ofSeconds(5));
+      assertThat(run.get(1).expired()).isFalse();
+
+      run.get(1).cancelFromHere();
+      releaseFirst.countDown();
+
+      assertThat(run.get(0).await(Duration.ofSeconds(5))).isPresent();
+      assertThat(run.get(1).await(Duration.ofMillis(200))).as("never started").isEmpty();
+      assertThat(run.get(2).started()).isFalse();
+      assertThat(ran).containsExactly(1);
+      assertThat(calls.start(() -> ran.add(4)).await(Duration.ofSeconds(5))).isPresent();
+      assertThat(ran).containsExactly(1, 4);
+    } finally {
+      releaseFirst.countDown();
+    }
+  }
+
+  @Test
+  void aCallThatStartedIsNotCancelledByTheRestOfItsRun() throws Exception {
+    CountDownLatch secondRunning = new CountDownLatch(1);
+    CountDownLatch releaseSecond = new CountDownLatch(1);
+    try (HandlerCalls calls = new HandlerCalls("t", Duration.ofSeconds(5), Clock.systemUTC())) {
+      List<HandlerCalls.Call> run =
+          calls.startAll(
+              List.of(
+                  () -> {},
+                  () -> {
+                    secondRunning.countDown();
+                    releaseSecond.await();
+                  },
+                  () -> {}));
+      assertThat(secondRunning.await(5, TimeUnit.SECONDS)).isTrue();
+      run.get(1).cancelFromHere();
+      releaseSecond.countDown();
+      assertThat(run.get(1).started()).isTrue();
+      assertThat(run.get(1).await(Duration.ofSeconds(5)))
+          .hasValueSatisfying(r -> assertThat(r.succeeded()).isTrue());
+      assertThat(run.get(2).started()).isFalse();
+    } finally {
+      releaseSecond.countDown();
     }
   }
 }
