@@ -10,10 +10,15 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -33,6 +38,12 @@ import org.slf4j.LoggerFactory;
  * whole batch) in the database, then commit offsets, never before. A partition taken away in a
  * rebalance has what is done committed and the rest dropped (its new owner gets it again and the
  * store deduplicates). Run it on one thread; {@link #close()} may be called from any other.
+ *
+ * <p>In batch mode a poll's transactions run on a database thread of the consumer's own while the
+ * loop polls the next batch, so the two overlap; the effect is called on that thread. Its records
+ * are settled (counted, failures handed to {@code onFailure} on the loop's thread) and their
+ * offsets committed only once its transactions have committed, before a revocation and before the
+ * consumer closes.
  */
 public final class IdempotentConsumer<K, V> implements AutoCloseable {
 
@@ -46,6 +57,11 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private final Duration pollTimeout;
   private final Counter rejectedCommits;
   private final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
+
+  /** Batch mode: the one thread the transactions run on, and the batch it is running. */
+  private final ExecutorService database;
+
+  private InDatabase<K, V> inDatabase;
 
   /** Offsets committed without waiting that the broker has not confirmed yet. */
   private final Map<TopicPartition, OffsetAndMetadata> unconfirmed = new HashMap<>();
@@ -67,6 +83,15 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     this.topics = List.copyOf(b.topics);
     this.handler = b.handler;
     this.batchMode = b.batchMode != null ? b.batchMode : b.handler.batchMode();
+    this.database =
+        batchMode
+            ? Executors.newSingleThreadExecutor(
+                r -> {
+                  Thread t = new Thread(r, "courier-idempotency-db-" + b.handler.consumerName());
+                  t.setDaemon(true);
+                  return t;
+                })
+            : null;
     this.onFailure = b.onFailure;
     this.pollTimeout = b.pollTimeout;
     this.rejectedCommits =
@@ -99,15 +124,69 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   }
 
   private void pollOnce() {
-    ConsumerRecords<K, V> records = consumer.poll(pollTimeout);
+    // With a batch in the database, take what is already fetched and settle that batch; waiting
+    // here would only delay its offsets.
+    ConsumerRecords<K, V> records = consumer.poll(inDatabase == null ? pollTimeout : Duration.ZERO);
     polls++;
-    for (TopicPartition partition : records.partitions()) {
-      handlePartition(partition, records.records(partition));
+    if (batchMode) {
+      settleInDatabase();
+      if (!records.isEmpty()) {
+        inDatabase = new InDatabase<>(records, database.submit(() -> handleAll(records)));
+      }
+    } else {
+      for (TopicPartition partition : records.partitions()) {
+        List<ConsumerRecord<K, V>> batch = records.records(partition);
+        List<RecordResult<K, V>> results = new ArrayList<>(batch.size());
+        batch.forEach(record -> results.add(handleOne(record)));
+        settle(partition, batch, results);
+      }
     }
     if (!pending.isEmpty()) {
       CrashPoints.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT.reach();
       commitPending();
     }
+  }
+
+  /**
+   * A poll's records in batch mode, whose transactions (one per partition, in order) run on the
+   * database thread while the loop polls the next batch: Kafka's work for one batch overlaps the
+   * database's for the one before. At most one is in the database; its offsets are committed only
+   * once it is settled.
+   */
+  private record InDatabase<K, V>(
+      ConsumerRecords<K, V> records,
+      Future<Map<TopicPartition, List<RecordResult<K, V>>>> results) {}
+
+  private Map<TopicPartition, List<RecordResult<K, V>>> handleAll(ConsumerRecords<K, V> records) {
+    Map<TopicPartition, List<RecordResult<K, V>>> results = new LinkedHashMap<>();
+    for (TopicPartition partition : records.partitions()) {
+      results.put(partition, handler.handleBatch(records.records(partition)));
+    }
+    return results;
+  }
+
+  /** Waits for the batch in the database, if any, and settles its records in order. */
+  private void settleInDatabase() {
+    InDatabase<K, V> batch = inDatabase;
+    if (batch == null) {
+      return;
+    }
+    inDatabase = null;
+    Map<TopicPartition, List<RecordResult<K, V>>> results;
+    try {
+      results = batch.results().get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RecordProcessingException("interrupted while a batch was in the database", e);
+    } catch (ExecutionException e) {
+      // What handleBatch threw (the database gone, say): the loop stops, nothing of it committed.
+      throw e.getCause() instanceof RuntimeException r
+          ? r
+          : new RecordProcessingException("batch failed: " + e.getCause(), e.getCause());
+    }
+    results.forEach(
+        (partition, partitionResults) ->
+            settle(partition, batch.records().records(partition), partitionResults));
   }
 
   public ConsumerProgress progress() {
@@ -120,11 +199,14 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     loop.close();
   }
 
-  private void handlePartition(TopicPartition partition, List<ConsumerRecord<K, V>> records) {
-    List<RecordResult<K, V>> results = batchMode ? handler.handleBatch(records) : new ArrayList<>();
+  /** Counts each record's outcome, hands failures to {@code onFailure}, and marks it done. */
+  private void settle(
+      TopicPartition partition,
+      List<ConsumerRecord<K, V>> records,
+      List<RecordResult<K, V>> results) {
     for (int i = 0; i < records.size(); i++) {
       ConsumerRecord<K, V> record = records.get(i);
-      RecordResult<K, V> result = batchMode ? results.get(i) : handleOne(record);
+      RecordResult<K, V> result = results.get(i);
       switch (result.outcome()) {
         case APPLIED -> applied++;
         case DUPLICATE -> duplicates++;
@@ -224,11 +306,22 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   /** On the loop's thread, once: what is done is committed, then the consumer closes. */
   private void closeResources() {
     try {
+      try {
+        settleInDatabase();
+      } catch (RuntimeException e) {
+        LOG.warn("the last batch did not settle before closing: {}", e.toString());
+      }
       Set<TopicPartition> done = new HashSet<>(unconfirmed.keySet());
       done.addAll(pending.keySet());
       commitDoneNow(done);
     } finally {
-      consumer.close();
+      try {
+        consumer.close();
+      } finally {
+        if (database != null) {
+          database.shutdownNow();
+        }
+      }
     }
   }
 
@@ -236,11 +329,14 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private final class CommitDoneWork implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      // The batch in the database may hold records of these partitions: it settles first.
+      settleInDatabase();
       commitDoneNow(partitions);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      settleInDatabase();
       partitions.forEach(
           partition -> {
             pending.remove(partition);
