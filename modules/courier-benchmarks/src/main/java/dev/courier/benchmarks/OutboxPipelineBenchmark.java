@@ -326,16 +326,21 @@ public final class OutboxPipelineBenchmark {
     }
   }
 
-  /** The relay's settings; {@code -Dbench.relay.<key>=<value>} overrides one for experiments. */
   static Map<String, String> relaySettings(KafkaBroker kafka, TestDatabase db) {
+    return relaySettings(
+        kafka.bootstrapServers(), db.jdbcUrl(), db.username(), db.password(), "bench");
+  }
+
+  /**
+   * A relay's settings with a fresh prefix (topics, slot, publication); {@code
+   * -Dbench.relay.<key>=<value>} overrides one for experiments.
+   */
+  static Map<String, String> relaySettings(
+      String bootstrap, String jdbcUrl, String user, String password, String prefix) {
     Map<String, String> settings =
         new HashMap<>(
             OutboxRelayConfig.settings(
-                kafka.bootstrapServers(),
-                db.jdbcUrl(),
-                db.username(),
-                db.password(),
-                UniqueNames.topic("bench").replace('-', '_')));
+                bootstrap, jdbcUrl, user, password, UniqueNames.topic(prefix).replace('-', '_')));
     System.getProperties()
         .stringPropertyNames()
         .forEach(

@@ -246,23 +246,12 @@ public final class OutboxProductionRun {
   }
 
   private static Map<String, String> relaySettings(KafkaProcess kafka, PostgresProcess pg) {
-    Map<String, String> settings =
-        new java.util.HashMap<>(
-            OutboxRelayConfig.settings(
-                kafka.bootstrapServers(),
-                "jdbc:postgresql://" + pg.host() + ":" + pg.port() + "/postgres",
-                pg.username(),
-                pg.password(),
-                UniqueNames.topic("prod").replace('-', '_')));
-    System.getProperties()
-        .stringPropertyNames()
-        .forEach(
-            k -> {
-              if (k.startsWith("bench.relay.")) {
-                settings.put(k.substring("bench.relay.".length()), System.getProperty(k));
-              }
-            });
-    return settings;
+    return OutboxPipelineBenchmark.relaySettings(
+        kafka.bootstrapServers(),
+        "jdbc:postgresql://" + pg.host() + ":" + pg.port() + "/postgres",
+        pg.username(),
+        pg.password(),
+        "prod");
   }
 
   /**
