@@ -248,11 +248,13 @@ public final class OutboxRelayConfig extends AbstractConfig {
           .define(
               POLL_INTERVAL_MS,
               Type.INT,
-              20,
+              10,
               Range.atLeast(1),
               Importance.LOW,
-              "Longest wait for more changes before a batch is relayed (Debezium's"
-                  + " poll.interval.ms): lower means less latency per event.")
+              "Longest wait for more changes before a batch is relayed, and the pause of an idle"
+                  + " stream (Debezium's poll.interval.ms): lower means less latency per event and"
+                  + " more CPU while idle. At 1,000 events/s here: 5 ms gave p99 34 ms with 20% of"
+                  + " a core idle, 10 ms p99 39 ms with 13%, 20 ms p99 62 ms with 8%.")
           .define(
               MAX_BATCH,
               Type.INT,

@@ -9,6 +9,7 @@ import dev.courier.outbox.internal.Leadership;
 import dev.courier.outbox.internal.LeadershipLost;
 import dev.courier.outbox.internal.Outage;
 import dev.courier.outbox.internal.PostgresAccess;
+import dev.courier.outbox.internal.Publication;
 import dev.courier.outbox.internal.RowRouter;
 import dev.courier.outbox.internal.SlotIdentity;
 import dev.courier.outbox.internal.StartupChecks;
@@ -243,6 +244,7 @@ final class RelaySupervisor implements Runnable {
    * leader may have moved it until a moment ago.
    */
   private void checkPosition() throws Outage {
+    Publication.narrow(config, postgres);
     OptionalLong stored = SlotIdentity.storedPosition(config);
     SlotIdentity.Verdict slot = SlotIdentity.check(config, postgres, stored);
     if (slot.gap()) {
