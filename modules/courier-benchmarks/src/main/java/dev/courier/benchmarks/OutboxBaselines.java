@@ -321,8 +321,12 @@ final class OutboxBaselines {
    * between ticks: on 2 cores a spinning one takes a whole core from what it measures.
    */
   static void writePaced(DataSource db, int events, int perSecond) throws Exception {
+    writePaced(db, OutboxWriter.create(), events, perSecond);
+  }
+
+  static void writePaced(DataSource db, OutboxWriter writer, int events, int perSecond)
+      throws Exception {
     int perTick = Math.max(1, perSecond / 100);
-    OutboxWriter writer = OutboxWriter.create();
     try (Connection c = db.getConnection()) {
       c.setAutoCommit(false);
       long start = System.nanoTime();
@@ -384,7 +388,10 @@ final class OutboxBaselines {
 
   /** Events through Courier's writer, 500 a transaction, as the relay's measured runs get them. */
   static void writeEvents(DataSource db, int events) throws Exception {
-    OutboxWriter writer = OutboxWriter.create();
+    writeEvents(db, OutboxWriter.create(), events);
+  }
+
+  static void writeEvents(DataSource db, OutboxWriter writer, int events) throws Exception {
     try (Connection c = db.getConnection()) {
       c.setAutoCommit(false);
       List<OutboxEvent> batch = new ArrayList<>(BATCH);

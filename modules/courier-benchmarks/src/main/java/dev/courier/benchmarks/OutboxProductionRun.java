@@ -3,6 +3,7 @@ package dev.courier.benchmarks;
 import dev.courier.cli.Courier;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxSchema;
+import dev.courier.outbox.OutboxShards;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaProcess;
 import dev.courier.testkit.PostgresProcess;
@@ -60,6 +61,7 @@ public final class OutboxProductionRun {
     Duration window = Duration.ofSeconds(args.length > 1 ? Long.parseLong(args[1]) : 60);
     int backlog = args.length > 2 ? Integer.parseInt(args[2]) : 100_000;
     int partitions = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+    OutboxShards shards = OutboxShards.of(args.length > 4 ? Integer.parseInt(args[4]) : 1);
     Path jar =
         Path.of(System.getProperty("bench.courier.jar", "modules/courier-cli/target/courier.jar"));
     if (!Files.exists(jar)) {
@@ -77,15 +79,16 @@ public final class OutboxProductionRun {
                 .setting("full_page_writes", "on")
                 .build()
                 .start()) {
-      OutboxSchema.migrate(pg.dataSource("postgres"));
+      OutboxSchema.migrate(pg.dataSource("postgres"), shards);
       Map<String, String> settings = relaySettings(kafka, pg);
+      settings.put(OutboxRelayConfig.SHARD_COUNT, String.valueOf(shards.count()));
       String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
       kafka.createTopic(topic, partitions);
       try (Tracker tracker = new Tracker(kafka, topic)) {
         int keptUp = 0;
-        try (WorkerProcess relay = startRelay(jar, settings)) {
+        try (Relays relays = Relays.start(jar, settings, shards)) {
           for (int rate : rates) {
-            KeepUp result = keepUp(pg, tracker, rate, window);
+            KeepUp result = keepUp(pg, shards, tracker, rate, window);
             notes.add(result.describe());
             rows.add(
                 new Measurement(
@@ -98,7 +101,6 @@ public final class OutboxProductionRun {
             }
             keptUp = rate;
           }
-          relay.terminate(Duration.ofSeconds(30));
         }
         checks.add(
             new Check(
@@ -106,7 +108,7 @@ public final class OutboxProductionRun {
                     "keep-up: highest rate with every event within 1 s", List.of((double) keptUp)),
                 "/s",
                 Target.atLeast(3000)));
-        CatchUp catchUp = catchUp(jar, settings, pg, tracker, backlog);
+        CatchUp catchUp = catchUp(jar, settings, shards, pg, tracker, backlog);
         notes.add(catchUp.describe());
         checks.add(
             new Check(
@@ -125,8 +127,10 @@ public final class OutboxProductionRun {
       notes.add(
           String.format(
               Locale.ROOT,
-              "PostgreSQL process (fsync on), standalone broker, relay from %s in its own JVM, writer"
-                  + " in another; topic with %d partitions; %d s warm-up and %d s measured per rate",
+              "PostgreSQL process (fsync on), standalone broker, %d relay(s) (one per outbox shard)"
+                  + " from %s, each in its own JVM, writer in another; topic with %d partitions; %d"
+                  + " s warm-up and %d s measured per rate",
+              shards.count(),
               jar.getFileName(),
               partitions,
               WARM.toSeconds(),
@@ -155,12 +159,13 @@ public final class OutboxProductionRun {
     }
   }
 
-  private static KeepUp keepUp(PostgresProcess pg, Tracker tracker, int rate, Duration window)
+  private static KeepUp keepUp(
+      PostgresProcess pg, OutboxShards shards, Tracker tracker, int rate, Duration window)
       throws Exception {
     int events = (int) (rate * (WARM.toSeconds() + window.toSeconds()));
     long before = tracker.count();
     long started = System.currentTimeMillis();
-    try (WorkerProcess writer = startWriter(pg, rate, events)) {
+    try (WorkerProcess writer = startWriter(pg, shards, rate, events)) {
       writer.awaitExit(window.plus(WARM).plusMinutes(5));
     }
     long from = started + WARM.toMillis();
@@ -187,23 +192,27 @@ public final class OutboxProductionRun {
   }
 
   private static CatchUp catchUp(
-      Path jar, Map<String, String> settings, PostgresProcess pg, Tracker tracker, int backlog)
+      Path jar,
+      Map<String, String> settings,
+      OutboxShards shards,
+      PostgresProcess pg,
+      Tracker tracker,
+      int backlog)
       throws Exception {
-    try (WorkerProcess writer = startWriter(pg, 0, backlog)) {
+    try (WorkerProcess writer = startWriter(pg, shards, 0, backlog)) {
       writer.awaitExit(Duration.ofMinutes(10));
     }
     long before = tracker.count();
     long started = System.currentTimeMillis();
-    try (WorkerProcess relay = startRelay(jar, settings)) {
+    try (Relays relays = Relays.launch(jar, settings, shards)) {
       if (!tracker.awaitCount(before + 1, Duration.ofMinutes(2))) {
-        throw new IllegalStateException("the new relay delivered nothing: " + relay.output());
+        throw new IllegalStateException("the new relays delivered nothing: " + relays.output());
       }
       long first = tracker.lastReceived();
       if (!tracker.awaitCount(before + backlog, Duration.ofMinutes(10))) {
-        throw new IllegalStateException("the backlog did not drain: " + relay.output());
+        throw new IllegalStateException("the backlog did not drain: " + relays.output());
       }
       long last = tracker.lastReceived();
-      relay.terminate(Duration.ofSeconds(30));
       return new CatchUp(
           backlog,
           (first - started) / 1000.0,
@@ -212,26 +221,62 @@ public final class OutboxProductionRun {
     }
   }
 
-  private static WorkerProcess startRelay(Path jar, Map<String, String> settings) {
-    List<String> args = new ArrayList<>(List.of("relay", "--set", "relay.http.port=0"));
-    settings.forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
-    WorkerProcess relay =
-        JvmWorker.of(Courier.class)
-            .name("relay")
-            .classpath(jar.toAbsolutePath().toString())
-            .args(args.toArray(String[]::new))
-            .start();
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    while (!relay.output().contains(Courier.RELAY_STREAMING)) {
-      if (!relay.isAlive() || System.nanoTime() > deadline) {
-        throw new IllegalStateException("the relay did not start streaming: " + relay.output());
+  /** One relay process per shard, from the packaged jar; SIGTERM for all on close. */
+  private record Relays(List<WorkerProcess> processes) implements AutoCloseable {
+
+    /** Starts them and waits until every one streams. */
+    static Relays start(Path jar, Map<String, String> settings, OutboxShards shards) {
+      Relays relays = launch(jar, settings, shards);
+      long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+      for (WorkerProcess relay : relays.processes()) {
+        while (!relay.output().contains(Courier.RELAY_STREAMING)) {
+          if (!relay.isAlive() || System.nanoTime() > deadline) {
+            relays.close();
+            throw new IllegalStateException("a relay did not start streaming: " + relay.output());
+          }
+          LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+        }
       }
-      LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+      return relays;
     }
-    return relay;
+
+    /** Starts them, all at once, without waiting. */
+    static Relays launch(Path jar, Map<String, String> settings, OutboxShards shards) {
+      List<WorkerProcess> processes = new ArrayList<>();
+      for (int shard = 0; shard < shards.count(); shard++) {
+        List<String> args = new ArrayList<>(List.of("relay", "--set", "relay.http.port=0"));
+        settings.forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
+        args.addAll(List.of("--set", OutboxRelayConfig.SHARD_INDEX + "=" + shard));
+        JvmWorker worker =
+            JvmWorker.of(Courier.class)
+                .name("relay-" + shard)
+                .classpath(jar.toAbsolutePath().toString())
+                .args(args.toArray(String[]::new));
+        // The heap the Kubernetes manifest gives it (75% of a 768 MiB limit); more JVM options
+        // with -Dbench.jvm.relay="...", e.g. -XX:SharedArchiveFile=... for class-data sharing.
+        worker.jvmOption("-Xmx576m");
+        for (String option : System.getProperty("bench.jvm.relay", "").split(" ")) {
+          if (!option.isBlank()) {
+            worker.jvmOption(option.replace("{shard}", String.valueOf(shard)));
+          }
+        }
+        processes.add(worker.start());
+      }
+      return new Relays(processes);
+    }
+
+    String output() {
+      return processes.stream().map(WorkerProcess::output).reduce("", String::concat);
+    }
+
+    @Override
+    public void close() {
+      processes.forEach(p -> p.terminate(Duration.ofSeconds(30)));
+    }
   }
 
-  private static WorkerProcess startWriter(PostgresProcess pg, int rate, int events) {
+  private static WorkerProcess startWriter(
+      PostgresProcess pg, OutboxShards shards, int rate, int events) {
     return JvmWorker.of(OutboxWriterProcess.class)
         .name("writer")
         .args(
@@ -241,7 +286,8 @@ public final class OutboxProductionRun {
             pg.username(),
             pg.password(),
             String.valueOf(rate),
-            String.valueOf(events))
+            String.valueOf(events),
+            String.valueOf(shards.count()))
         .start();
   }
 

@@ -1,5 +1,7 @@
 package dev.courier.benchmarks;
 
+import dev.courier.outbox.OutboxShards;
+import dev.courier.outbox.OutboxWriter;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -7,7 +9,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * {@code events} outbox events through Courier's writer, paced at {@code perSecond} (10 ms ticks,
  * write time in each payload), or at full speed 500 a transaction when {@code perSecond} is 0.
  *
- * <p>Arguments: {@code host port database user password perSecond events}.
+ * <p>Arguments: {@code host port database user password perSecond events [shards]}.
  */
 public final class OutboxWriterProcess {
 
@@ -25,10 +27,12 @@ public final class OutboxWriterProcess {
     db.setPassword(args[4]);
     int perSecond = Integer.parseInt(args[5]);
     int events = Integer.parseInt(args[6]);
+    OutboxWriter writer =
+        OutboxWriter.create(OutboxShards.of(args.length > 7 ? Integer.parseInt(args[7]) : 1));
     if (perSecond == 0) {
-      OutboxBaselines.writeEvents(db, events);
+      OutboxBaselines.writeEvents(db, writer, events);
     } else {
-      OutboxBaselines.writePaced(db, events, perSecond);
+      OutboxBaselines.writePaced(db, writer, events, perSecond);
     }
     System.out.println(DONE);
   }

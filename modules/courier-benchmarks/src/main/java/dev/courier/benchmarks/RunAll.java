@@ -35,7 +35,7 @@ public final class RunAll {
         smoke ? new String[] {"300", "1", "1"} : new String[] {"20000", "10", "5"});
     RelayFaultRun.main(smoke ? new String[] {"1", "6", "50"} : new String[] {"1", "120", "200"});
     IdempotencyPipelineBenchmark.main(
-        smoke ? new String[] {"300", "1"} : new String[] {"20000", "5"});
+        smoke ? new String[] {"300", "1"} : new String[] {"100000", "5"});
     RetryLadderBenchmark.main(smoke ? new String[] {"200", "1"} : new String[] {"5000", "5"});
     WorkerGroupFaultRun.main(
         smoke ? new String[] {"1", "5", "20"} : new String[] {"1", "120", "40"});
@@ -44,6 +44,10 @@ public final class RunAll {
             ? new String[] {"10", "10", "2"}
             : new String[] {"10,100,1000,10000", "10,100", "25"});
     LabHeapBenchmark.main(smoke ? new String[] {"--step", "2"} : new String[0]);
+    if (!smoke) {
+      // Processes of their own and minutes of load: a full run's part only.
+      OutboxProductionRun.main(new String[] {"2000,3000,4000,5000,6000,7000", "60", "100000", "3"});
+    }
     writeSummary(Path.of("target", "benchmarks"), smoke);
   }
 
@@ -53,7 +57,11 @@ public final class RunAll {
             "# Courier benchmarks"
                 + (smoke ? " (SMOKE: sizes too small to mean anything)" : "")
                 + "\n\n");
-    for (String name : REPORTS) {
+    List<String> reports = new java.util.ArrayList<>(REPORTS);
+    if (!smoke) {
+      reports.add(1 + REPORTS.indexOf("outbox"), "outbox-production");
+    }
+    for (String name : reports) {
       Path md = dir.resolve(name + ".md");
       out.append(Files.exists(md) ? Files.readString(md) : "# " + name + "\n\nmissing\n")
           .append('\n');

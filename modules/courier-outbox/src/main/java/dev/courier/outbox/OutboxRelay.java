@@ -58,7 +58,7 @@ public final class OutboxRelay implements AutoCloseable {
     this.producer =
         new KafkaProducer<>(
             producerConfig(config), new ByteArraySerializer(), new ByteArraySerializer());
-    this.router = new RowRouter(config.prefix(), config.cdcPrefix());
+    this.router = new RowRouter(config.prefix(), config.cdcPrefix(), config.table());
     this.state = new RelayState(clock);
     this.supervisor = new RelaySupervisor(config, producer, router, metrics, clock, state);
     Gauge.builder("courier.outbox.slot.retained.wal", this, OutboxRelay::retainedWalBytes)

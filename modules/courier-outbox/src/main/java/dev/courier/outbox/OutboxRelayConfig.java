@@ -47,6 +47,8 @@ public final class OutboxRelayConfig extends AbstractConfig {
   public static final String ACK_TIMEOUT_MS = "outbox.health.ack.timeout.ms";
   public static final String SLOT_GAP_POLICY = "outbox.slot.gap.policy";
   public static final String SLOT_FAILOVER = "outbox.slot.failover";
+  public static final String SHARD_COUNT = "outbox.shard.count";
+  public static final String SHARD_INDEX = "outbox.shard.index";
   public static final String LEADER_LEASE_MS = "outbox.leader.lease.ms";
   public static final String LEADER_POLL_MS = "outbox.leader.poll.interval.ms";
 
@@ -291,13 +293,38 @@ public final class OutboxRelayConfig extends AbstractConfig {
                   + " slot.failover) so it survives the promotion of a standby that runs"
                   + " sync_replication_slots = on. Ignored by PostgreSQL 16 and earlier, where a"
                   + " promotion loses the slot and the relay refuses to go on silently"
-                  + " (outbox.slot.gap.policy).");
+                  + " (outbox.slot.gap.policy).")
+          .define(
+              SHARD_COUNT,
+              Type.INT,
+              1,
+              Range.between(1, 256),
+              Importance.MEDIUM,
+              "Shards of the outbox (OutboxShards): tables courier_outbox and courier_outbox_<i>,"
+                  + " each relayed by its own relay, with its own slot and publication; writers"
+                  + " route each event by its aggregate id and must use the same count.")
+          .define(
+              SHARD_INDEX,
+              Type.INT,
+              0,
+              Range.between(0, 255),
+              Importance.MEDIUM,
+              "The shard this relay publishes, below outbox.shard.count. With more than one shard,"
+                  + " the slot, publication, offset topic and relay name get the suffix _<index>"
+                  + " (set the base names; a StatefulSet can take the index from its pod's"
+                  + " ordinal).");
 
   private final ClientSettings clients;
 
   public OutboxRelayConfig(Map<String, ?> originals) {
-    super(CONFIG, originals, false);
+    super(CONFIG, perShard(originals), false);
     this.clients = ClientSettings.of(this);
+    if (getInt(SHARD_INDEX) >= getInt(SHARD_COUNT)) {
+      throw new ConfigException(
+          SHARD_INDEX,
+          getInt(SHARD_INDEX),
+          "must be below " + SHARD_COUNT + "=" + getInt(SHARD_COUNT));
+    }
     String mode = getString(DB_SSLMODE);
     if ((mode.equals("verify-ca") || mode.equals("verify-full"))
         && getString(DB_SSLROOTCERT) == null) {
@@ -314,6 +341,52 @@ public final class OutboxRelayConfig extends AbstractConfig {
     }
   }
 
+  /**
+   * The settings a shard's relay runs with: with more than one shard, the names that must differ
+   * between the shards' relays (slot, publication, offset topic, relay name) get the shard's
+   * suffix; the topics events go to do not.
+   */
+  private static Map<String, Object> perShard(Map<String, ?> originals) {
+    Map<String, Object> settings = new java.util.HashMap<>(originals);
+    ConfigDef def =
+        new ConfigDef()
+            .define(SHARD_COUNT, Type.INT, 1, Importance.LOW, "")
+            .define(SHARD_INDEX, Type.INT, 0, Importance.LOW, "");
+    Map<String, Object> shard;
+    try {
+      shard =
+          def.parse(
+              Map.of(
+                  SHARD_COUNT, originals.containsKey(SHARD_COUNT) ? originals.get(SHARD_COUNT) : 1,
+                  SHARD_INDEX,
+                      originals.containsKey(SHARD_INDEX) ? originals.get(SHARD_INDEX) : 0));
+    } catch (ConfigException e) {
+      return settings; // the full parse names the bad value
+    }
+    int count = (Integer) shard.get(SHARD_COUNT);
+    int index = (Integer) shard.get(SHARD_INDEX);
+    if (count > 1) {
+      for (String key : new String[] {SLOT, PUBLICATION, OFFSET_TOPIC, NAME}) {
+        Object base =
+            settings.containsKey(key) ? settings.get(key) : CONFIG.defaultValues().get(key);
+        if (base != null) {
+          settings.put(key, base + "_" + index);
+        }
+      }
+    }
+    return settings;
+  }
+
+  /** How the outbox is split, and the table this relay publishes. */
+  public OutboxShards shards() {
+    return OutboxShards.of(getInt(SHARD_COUNT));
+  }
+
+  /** The outbox table this relay reads: its shard's. */
+  public String table() {
+    return shards().table(getInt(SHARD_INDEX));
+  }
+
   /** The Kafka client settings: {@code bootstrap.servers} and every {@code kafka.*}. */
   public ClientSettings clients() {
     return clients;
@@ -327,9 +400,12 @@ public final class OutboxRelayConfig extends AbstractConfig {
     return SlotGapPolicy.of(getString(SLOT_GAP_POLICY));
   }
 
-  /** The CDC engine's name for the outbox tables' topic prefix (the offset key's server). */
+  /**
+   * The CDC engine's name for the outbox tables' topic prefix (the offset key's server); a shard's
+   * own, so that two shards' engines in one JVM do not share their JMX names.
+   */
   public String cdcPrefix() {
-    return prefix() + "-cdc";
+    return prefix() + "-cdc" + (getInt(SHARD_COUNT) > 1 ? "_" + getInt(SHARD_INDEX) : "");
   }
 
   /**

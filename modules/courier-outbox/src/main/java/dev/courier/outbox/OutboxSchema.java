@@ -1,6 +1,9 @@
 package dev.courier.outbox;
 
 import dev.courier.core.SqlMigrations;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -12,5 +15,26 @@ public final class OutboxSchema {
   public static void migrate(DataSource dataSource) {
     SqlMigrations.apply(
         dataSource, "courier-outbox", List.of("V1__outbox_table.sql", "V2__relay_terms.sql"));
+  }
+
+  /** The tables and, for every shard after the first, a table like {@code courier_outbox}. */
+  public static void migrate(DataSource dataSource, OutboxShards shards) {
+    migrate(dataSource);
+    if (shards.count() == 1) {
+      return;
+    }
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      for (int shard = 1; shard < shards.count(); shard++) {
+        s.execute(
+            "CREATE TABLE IF NOT EXISTS "
+                + shards.table(shard)
+                + " (LIKE "
+                + shards.table(0)
+                + " INCLUDING ALL)");
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot create the outbox's shard tables: " + e, e);
+    }
   }
 }

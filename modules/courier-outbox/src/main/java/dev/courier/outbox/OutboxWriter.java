@@ -21,7 +21,15 @@ public interface OutboxWriter {
    * insert.
    */
   static OutboxWriter create() {
-    return new PostgresOutboxWriter(true);
+    return new PostgresOutboxWriter(true, OutboxShards.SINGLE);
+  }
+
+  /**
+   * The default writer on a sharded outbox: each event goes to its aggregate id's shard, whose
+   * relay publishes it (the relays run with the same {@code outbox.shard.count}).
+   */
+  static OutboxWriter create(OutboxShards shards) {
+    return new PostgresOutboxWriter(true, shards);
   }
 
   /**
@@ -29,6 +37,6 @@ public interface OutboxWriter {
    * yourself.
    */
   static OutboxWriter create(boolean removeAfterInsert) {
-    return new PostgresOutboxWriter(removeAfterInsert);
+    return new PostgresOutboxWriter(removeAfterInsert, OutboxShards.SINGLE);
   }
 }

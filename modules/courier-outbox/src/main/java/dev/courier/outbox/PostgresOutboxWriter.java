@@ -7,21 +7,32 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
+import java.util.ArrayList;
 import java.util.List;
 
 /** {@link OutboxWriter} for PostgreSQL; all its SQL is here. */
 final class PostgresOutboxWriter implements OutboxWriter {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String INSERT =
-      "INSERT INTO courier_outbox (id, aggregatetype, aggregateid, type, payload, content_type,"
-          + " headers, deadline) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?)";
-  private static final String DELETE = "DELETE FROM courier_outbox WHERE id = ?";
-
   private final boolean removeAfterInsert;
+  private final OutboxShards shards;
+  private final String[] inserts;
+  private final String[] deletes;
 
-  PostgresOutboxWriter(boolean removeAfterInsert) {
+  PostgresOutboxWriter(boolean removeAfterInsert, OutboxShards shards) {
     this.removeAfterInsert = removeAfterInsert;
+    this.shards = shards;
+    this.inserts = new String[shards.count()];
+    this.deletes = new String[shards.count()];
+    for (int shard = 0; shard < shards.count(); shard++) {
+      String table = shards.table(shard);
+      inserts[shard] =
+          "INSERT INTO "
+              + table
+              + " (id, aggregatetype, aggregateid, type, payload, content_type, headers, deadline)"
+              + " VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?)";
+      deletes[shard] = "DELETE FROM " + table + " WHERE id = ?";
+    }
   }
 
   @Override
@@ -35,7 +46,28 @@ final class PostgresOutboxWriter implements OutboxWriter {
       throw new IllegalStateException(
           "the outbox must be written inside the caller's transaction (autocommit is on)");
     }
-    try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+    if (shards.count() == 1) {
+      writeShard(connection, 0, events);
+      return;
+    }
+    // Per shard in the events' order: a key is in one shard, so its events keep their order.
+    List<List<OutboxEvent>> byShard = new ArrayList<>(shards.count());
+    for (int shard = 0; shard < shards.count(); shard++) {
+      byShard.add(new ArrayList<>());
+    }
+    for (OutboxEvent event : events) {
+      byShard.get(shards.shardOf(event.aggregateId())).add(event);
+    }
+    for (int shard = 0; shard < shards.count(); shard++) {
+      if (!byShard.get(shard).isEmpty()) {
+        writeShard(connection, shard, byShard.get(shard));
+      }
+    }
+  }
+
+  private void writeShard(Connection connection, int shard, List<OutboxEvent> events)
+      throws SQLException {
+    try (PreparedStatement insert = connection.prepareStatement(inserts[shard])) {
       for (OutboxEvent event : events) {
         insert.setObject(1, event.eventId());
         insert.setString(2, event.aggregateType());
@@ -55,7 +87,7 @@ final class PostgresOutboxWriter implements OutboxWriter {
     }
     if (removeAfterInsert) {
       // Logical decoding has the insert in the WAL; the row itself need not stay.
-      try (PreparedStatement delete = connection.prepareStatement(DELETE)) {
+      try (PreparedStatement delete = connection.prepareStatement(deletes[shard])) {
         for (OutboxEvent event : events) {
           delete.setObject(1, event.eventId());
           delete.addBatch();

@@ -220,7 +220,7 @@ final class RelaySupervisor implements Runnable {
             checks);
     try {
       StartupChecks.verify(config, postgres);
-      OutboxSchema.migrate(postgres.dataSource());
+      OutboxSchema.migrate(postgres.dataSource(), config.shards());
     } catch (Outage | RuntimeException e) {
       kafka.cancel(true);
       throw e;

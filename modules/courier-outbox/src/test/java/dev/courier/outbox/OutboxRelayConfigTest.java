@@ -37,4 +37,34 @@ class OutboxRelayConfigTest {
           .hasMessageContaining(OutboxRelayConfig.SLOT);
     }
   }
+
+  @Test
+  void aShardsRelayGetsItsOwnSlotPublicationOffsetsAndNameButTheSameTopics() {
+    Map<String, String> settings = new HashMap<>(settings("shop"));
+    settings.put(OutboxRelayConfig.SHARD_COUNT, "2");
+    settings.put(OutboxRelayConfig.SHARD_INDEX, "1");
+    OutboxRelayConfig config = new OutboxRelayConfig(settings);
+    assertThat(config.getString(OutboxRelayConfig.SLOT)).isEqualTo("shop_slot_1");
+    assertThat(config.getString(OutboxRelayConfig.PUBLICATION)).isEqualTo("shop_pub_1");
+    assertThat(config.getString(OutboxRelayConfig.OFFSET_TOPIC)).isEqualTo("shop.offsets_1");
+    assertThat(config.getString(OutboxRelayConfig.NAME)).isEqualTo("shop-relay_1");
+    assertThat(config.prefix()).isEqualTo("shop");
+    assertThat(config.table()).isEqualTo("courier_outbox_1");
+    assertThat(new OutboxRelayConfig(settings("shop")).table()).isEqualTo("courier_outbox");
+  }
+
+  @Test
+  void aShardIndexOutsideTheCountIsRefusedNamingTheKey() {
+    Map<String, String> settings = new HashMap<>(settings("shop"));
+    settings.put(OutboxRelayConfig.SHARD_COUNT, "2");
+    settings.put(OutboxRelayConfig.SHARD_INDEX, "2");
+    assertThatThrownBy(() -> new OutboxRelayConfig(settings))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(OutboxRelayConfig.SHARD_INDEX)
+        .hasMessageContaining("below outbox.shard.count=2");
+    settings.put(OutboxRelayConfig.SHARD_COUNT, "none");
+    assertThatThrownBy(() -> new OutboxRelayConfig(settings))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(OutboxRelayConfig.SHARD_COUNT);
+  }
 }

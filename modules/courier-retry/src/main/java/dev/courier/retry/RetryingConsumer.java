@@ -58,11 +58,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Deployed as several instances in one group, it keeps its membership whatever the handler does:
  * each call runs on a handler thread within {@code retry.handler.timeout.ms} while this loop pauses
- * its partitions and keeps polling; a revocation waits for the call in flight, settles it and
- * commits before the partitions move, so a rebalance repeats nothing. On {@link #close()} it takes
- * no new record, gives the call in flight {@code retry.shutdown.timeout.ms}, commits what is done
- * and leaves the group at once. Courier's headers are parsed once per record; a record whose
- * headers do not parse goes to the DLT as {@code malformed-headers} and the loop goes on.
+ * its partitions and keeps polling. The calls of a partition's records that can run now go to that
+ * thread together, as a run, and are settled in record order. A revocation cancels the calls not
+ * started, waits for those started, settles them and commits before the partitions move, so a
+ * rebalance repeats nothing. On {@link #close()} it takes no new record, gives the calls started
+ * {@code retry.shutdown.timeout.ms}, commits what is done and leaves the group at once. Courier's
+ * headers are parsed once per record; a record whose headers do not parse goes to the DLT as {@code
+ * malformed-headers} and the loop goes on.
  */
 public final class RetryingConsumer<K, V> implements AutoCloseable {
 

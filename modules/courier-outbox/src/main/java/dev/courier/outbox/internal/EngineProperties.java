@@ -6,7 +6,9 @@ import java.util.Properties;
 /** The Debezium engine's settings for tailing the outbox table with pgoutput. */
 public final class EngineProperties {
 
+  /** The table of an outbox that is not sharded; a shard's relay reads {@code config.table()}. */
   public static final String OUTBOX_TABLE = "public.courier_outbox";
+
   public static final String HEARTBEAT_TABLE = "public.courier_outbox_heartbeat";
 
   private EngineProperties() {}
@@ -23,7 +25,7 @@ public final class EngineProperties {
     Properties p = new Properties();
     p.setProperty("name", config.getString(OutboxRelayConfig.NAME));
     p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-    p.setProperty("topic.prefix", config.prefix() + "-cdc");
+    p.setProperty("topic.prefix", config.cdcPrefix());
     p.setProperty("database.hostname", config.getString(OutboxRelayConfig.DB_HOST));
     p.setProperty("database.port", String.valueOf(config.getInt(OutboxRelayConfig.DB_PORT)));
     p.setProperty("database.dbname", config.getString(OutboxRelayConfig.DB_NAME));
@@ -57,7 +59,7 @@ public final class EngineProperties {
     // third of the streaming thread's time, and emitting them more.
     p.setProperty("skipped.operations", "d,t");
     // The heartbeat table is in the publication so heartbeats move the slot even when idle.
-    p.setProperty("table.include.list", OUTBOX_TABLE + "," + HEARTBEAT_TABLE);
+    p.setProperty("table.include.list", "public." + config.table() + "," + HEARTBEAT_TABLE);
     p.setProperty("snapshot.mode", "no_data");
     p.setProperty("tombstones.on.delete", "false");
     p.setProperty("extended.headers.enabled", "false");

@@ -59,8 +59,11 @@ public final class RowRouter implements AutoCloseable {
   private final EventRouter<SourceRecord> router = new EventRouter<>();
   private final String outboxTopic;
 
-  public RowRouter(String prefix, String cdcPrefix) {
-    this.outboxTopic = cdcPrefix + "." + EngineProperties.OUTBOX_TABLE;
+  /**
+   * Routes the changes of {@code table} (in schema {@code public}) of the engine {@code cdcPrefix}.
+   */
+  public RowRouter(String prefix, String cdcPrefix, String table) {
+    this.outboxTopic = cdcPrefix + ".public." + table;
     router.configure(
         Map.of(
             "route.by.field", "aggregatetype",
