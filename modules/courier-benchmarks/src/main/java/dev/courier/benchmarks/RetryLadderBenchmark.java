@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -66,7 +65,9 @@ public final class RetryLadderBenchmark {
               .variant(
                   TIER,
                   warmUp -> {
-                    List<Duration> late = new CopyOnWriteArrayList<>();
+                    // Added to on the handler thread: a copy-on-write list copied itself on every
+                    // hop.
+                    List<Duration> late = Collections.synchronizedList(new ArrayList<>());
                     double rate = ladder(kafka, freshTopic(kafka, records), records, late);
                     if (!warmUp) {
                       List<Duration> sorted = new ArrayList<>(late);

@@ -196,9 +196,12 @@ public final class RetryConfig extends AbstractConfig {
               1_000L,
               Range.atLeast(0),
               Importance.LOW,
-              "Offsets are committed after every poll batch and, within a long batch, at least"
-                  + " this often: a killed worker redoes at most the record in flight and what"
-                  + " finished since the last commit.");
+              "Offsets are committed after every poll batch (asynchronously) and, within a long"
+                  + " batch, at least this often (synchronously): a killed worker redoes at most"
+                  + " the record in flight, what finished since the last commit and the records of"
+                  + " a commit still in flight. 0 commits every record synchronously and hands"
+                  + " the handler one call at a time, so a kill repeats at most the record in"
+                  + " flight.");
 
   private final ClientSettings clients;
 

@@ -90,7 +90,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final KafkaProducer<byte[], byte[]> producer;
   private final HandlerCalls calls;
-  private final TierWaits waits = new TierWaits();
+  private final TierWaits waits;
   private final Commits commits;
   private final DltDepthProbe depth;
   private final List<Future<RecordMetadata>> forwards = new ArrayList<>();
@@ -103,6 +103,13 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
 
   private final String deadlineHeader;
   private final String operationKeyHeader;
+  // Settings read on every record, resolved once (each lookup parsed and allocated).
+  private final int maxAttempts;
+  private final Duration commitInterval;
+  private final Duration pollTimeout;
+  private final String group;
+  private final int messageMaxChars;
+  private final boolean includeStack;
   private final PollLoop loop;
 
   /** The run whose call the loop waits for while it keeps polling, if any. */
@@ -188,6 +195,12 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     this.metrics = new RetryMetrics(b.registry, config.topic(), topics.tiers());
     this.deadlineHeader = config.getString(RetryConfig.DEADLINE_HEADER);
     this.operationKeyHeader = config.getString(RetryConfig.OPERATION_KEY_HEADER);
+    this.maxAttempts = config.policy().maxAttempts();
+    this.commitInterval = config.commitInterval();
+    this.pollTimeout = Duration.ofMillis(config.getLong(RetryConfig.POLL_TIMEOUT_MS));
+    this.group = config.group();
+    this.messageMaxChars = config.getInt(RetryConfig.MESSAGE_MAX_CHARS);
+    this.includeStack = config.getBoolean(RetryConfig.INCLUDE_STACK);
     List<String> drain;
     try (Admin admin = Admin.create(config.clients().admin())) {
       topics.create(
@@ -213,6 +226,14 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     // A resumed tier partition is fetched with the next request to its broker; a long-polling
     // fetch in flight (default 500 ms) would make every hop that much late.
     cc.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+    this.waits =
+        new TierWaits(
+            Duration.ofMillis(2L * intSetting(cc, ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50)),
+            4
+                * intSetting(
+                    cc,
+                    ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                    ConsumerConfig.DEFAULT_MAX_POLL_RECORDS));
     this.consumer =
         new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     Map<String, Object> pc = config.clients().producer();
@@ -231,6 +252,12 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
             .start(Duration.ofSeconds(30));
     this.loop = new PollLoop(consumer, this::closeResources);
     LOG.info("{}", contract().render());
+  }
+
+  /** A client setting as given (a number or its text; validated when the client starts). */
+  private static int intSetting(Map<String, Object> clientConfig, String key, int otherwise) {
+    Object v = clientConfig.get(key);
+    return v == null ? otherwise : Integer.parseInt(String.valueOf(v).trim());
   }
 
   public static <K, V> Builder<K, V> builder(
@@ -271,18 +298,21 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   private void pollOnce() {
     revokedInBatch.clear();
     runDueHeld();
+    fetchAhead();
     ConsumerRecords<byte[], byte[]> records =
-        consumer.poll(
-            waits.pollTimeout(
-                Duration.ofMillis(config.getLong(RetryConfig.POLL_TIMEOUT_MS)), clock.instant()));
+        consumer.poll(waits.pollTimeout(pollTimeout, clock.instant()));
     revokedInBatch.clear();
     for (TopicPartition tp : records.partitions()) {
       if (loop.stopping()) {
         break;
       }
-      handlePartition(tp, records.records(tp));
+      if (waits.waiting(tp)) {
+        waits.append(tp, records.records(tp)); // fetched ahead, behind what it holds
+      } else {
+        handlePartition(tp, records.records(tp));
+      }
     }
-    commits.commit();
+    commits.commitAsync();
     updateGauges();
   }
 
@@ -302,6 +332,28 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
             consumer.resume(List.of(tp));
           }
         });
+  }
+
+  /** Fetches each waiting partition whose held records fall due soon, and pauses the others. */
+  private void fetchAhead() {
+    Instant now = clock.instant();
+    Set<TopicPartition> paused = consumer.paused();
+    Set<TopicPartition> owned = consumer.assignment();
+    List<TopicPartition> resume = new ArrayList<>();
+    List<TopicPartition> pause = new ArrayList<>();
+    for (TopicPartition tp : waits.partitions()) {
+      if (!owned.contains(tp)) {
+        continue;
+      }
+      boolean fetch = waits.fetchAhead(tp, now);
+      if (fetch && paused.contains(tp)) {
+        resume.add(tp);
+      } else if (!fetch && !paused.contains(tp)) {
+        pause.add(tp);
+      }
+    }
+    consumer.resume(resume);
+    consumer.pause(pause);
   }
 
   /**
@@ -330,6 +382,12 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
           break;
         }
         steps.add(step);
+        if (commitInterval.isZero() && step instanceof Callable) {
+          // Committing every record promises that a kill repeats at most the one in flight: the
+          // handler thread must not run ahead while the loop commits the one before.
+          end++;
+          break;
+        }
       }
       Run run = start(tp, records.subList(from, end), steps);
       Settled settled = settleRun(run);
@@ -395,14 +453,14 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
                   now));
     }
     LadderState state = (LadderState) read;
-    if (state.attempt() > config.policy().maxAttempts()) {
+    if (state.attempt() > maxAttempts) {
       String why =
           "not executed: it waited in "
               + record.topic()
               + " for attempt "
               + state.attempt()
               + ", above retry.max.attempts="
-              + config.policy().maxAttempts();
+              + maxAttempts;
       return new Decided(
           () ->
               deadLetter(
@@ -509,7 +567,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   private void done(Run run) {
     commits.done(run.tp, run.record().offset() + 1);
     run.next++;
-    if (commits.due(config.commitInterval())) {
+    if (commits.due(commitInterval)) {
       commits.commit();
     }
   }
@@ -620,20 +678,22 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     }
   }
 
+  /** Pauses those not paused yet (a waiting partition may be, or be fetched ahead). */
   private void pauseForCall(Collection<TopicPartition> partitions) {
+    Set<TopicPartition> paused = consumer.paused();
     List<TopicPartition> pause = new ArrayList<>();
     for (TopicPartition tp : partitions) {
-      if (!waits.waiting(tp) && pausedForCall.add(tp)) {
+      if (!paused.contains(tp) && pausedForCall.add(tp)) {
         pause.add(tp);
       }
     }
     consumer.pause(pause);
   }
 
+  /** Resumes what the call paused; waiting partitions are paused again before the next poll. */
   private void resumeAfterCall() {
     Set<TopicPartition> owned = consumer.assignment();
-    List<TopicPartition> resume =
-        pausedForCall.stream().filter(tp -> owned.contains(tp) && !waits.waiting(tp)).toList();
+    List<TopicPartition> resume = pausedForCall.stream().filter(owned::contains).toList();
     pausedForCall.clear();
     consumer.resume(resume);
   }
@@ -677,12 +737,12 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
               record,
               state,
               topics.tier(retry.tier()),
-              config.group(),
+              group,
               new Hop.Failure(
                   "retry", retry.attempt(), first, retry.dueAt(), e, null, classification),
               now,
-              config.getInt(RetryConfig.MESSAGE_MAX_CHARS),
-              config.getBoolean(RetryConfig.INCLUDE_STACK)));
+              messageMaxChars,
+              includeStack));
       retried++;
       LOG.debug(
           "{} attempt {} failed ({}); retry {} due {}",
@@ -712,7 +772,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
             record,
             state,
             topics.deadLetter(),
-            config.group(),
+            group,
             new Hop.Failure(
                 reason,
                 attempts,
@@ -722,8 +782,8 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
                 message,
                 classification),
             now,
-            config.getInt(RetryConfig.MESSAGE_MAX_CHARS),
-            config.getBoolean(RetryConfig.INCLUDE_STACK)));
+            messageMaxChars,
+            includeStack));
     deadLettered++;
     metrics.deadLettered(reason);
     LOG.warn(

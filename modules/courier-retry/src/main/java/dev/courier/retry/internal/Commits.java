@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -37,6 +38,10 @@ public final class Commits {
   private final Runnable onRefused;
   private final Clock clock;
   private final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
+
+  /** The offsets of the newest commit asked for per partition, so a failed older one stays lost. */
+  private final Map<TopicPartition, OffsetAndMetadata> asked = new HashMap<>();
+
   private long lastCommitMillis;
 
   public Commits(
@@ -57,9 +62,53 @@ public final class Commits {
     return !pending.isEmpty() && clock.millis() - lastCommitMillis >= interval.toMillis();
   }
 
-  /** Commits every pending offset. */
+  /** Commits every pending offset and waits for the answer. */
   public void commit() {
     commit(Map.copyOf(pending));
+  }
+
+  /**
+   * Commits every pending offset without waiting for the answer, as the loop does after each poll:
+   * a synchronous commit there cost a round trip to the coordinator every time the loop woke for a
+   * held record, and the hops due meanwhile waited for it. The answer comes with a later poll; a
+   * commit that fails puts its offsets back unless newer ones are pending (or the partition is
+   * gone), and the next commit (revocation and close commit synchronously) carries them.
+   */
+  public void commitAsync() {
+    beforeCommit.run();
+    if (pending.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(pending);
+    pending.clear();
+    asked.putAll(offsets);
+    lastCommitMillis = clock.millis();
+    consumer.commitAsync(
+        offsets,
+        (committed, e) -> {
+          if (e == null) {
+            return;
+          }
+          if (e instanceof CommitFailedException) {
+            onRefused.run();
+            LOG.warn(
+                "commit of {} refused ({}); the partitions' new owner redoes those records",
+                offsets.keySet(),
+                e.getMessage());
+            return;
+          }
+          // Only where this member still owns the partition (a revoked one is its new owner's)
+          // and no newer commit was asked for: putting an older offset back would move the
+          // group's position backwards.
+          Set<TopicPartition> owned = consumer.assignment();
+          offsets.forEach(
+              (tp, o) -> {
+                if (owned.contains(tp) && o.equals(asked.get(tp))) {
+                  pending.putIfAbsent(tp, o);
+                }
+              });
+          LOG.info("commit of {} did not go through ({}); trying again", offsets, e.toString());
+        });
   }
 
   /** Commits the pending offsets of these partitions (being revoked) and forgets them. */
@@ -74,11 +123,13 @@ public final class Commits {
         });
     commit(some);
     partitions.forEach(pending::remove);
+    partitions.forEach(asked::remove); // an answer still to come for them is not ours to act on
   }
 
   /** Forgets partitions that were lost: their offsets can no longer be committed by us. */
   public void drop(Collection<TopicPartition> partitions) {
     partitions.forEach(pending::remove);
+    partitions.forEach(asked::remove);
   }
 
   private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
@@ -88,6 +139,7 @@ public final class Commits {
     }
     for (int attempt = 1; ; attempt++) {
       try {
+        asked.putAll(offsets);
         consumer.commitSync(offsets, TIMEOUT);
         offsets.forEach(pending::remove);
         lastCommitMillis = clock.millis();

@@ -3,6 +3,8 @@ package dev.courier.retry.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.courier.core.CourierHeaders;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -20,7 +22,7 @@ class TierWaitsTest {
   private static final TopicPartition TIER_1 = new TopicPartition("payments.retry-1", 0);
   private static final TopicPartition TIER_2 = new TopicPartition("payments.retry-2", 3);
 
-  private final TierWaits waits = new TierWaits();
+  private final TierWaits waits = new TierWaits(Duration.ofMillis(100), 3);
 
   @Test
   void heldRecordsComeBackInOrderOnceTheirHeadIsDueAndNotBefore() {
@@ -66,9 +68,45 @@ class TierWaitsTest {
   }
 
   @Test
+  void aWaitingPartitionIsFetchedAheadWhileWhatItHoldsFallsDueSoonAndUnderTheCap() {
+    waits.hold(TIER_1, T0.plusMillis(50), List.of(due(TIER_1, 1, T0.plusMillis(50))));
+
+    assertThat(waits.fetchAhead(TIER_1, T0)).as("its last record due within 100 ms").isTrue();
+    assertThat(waits.fetchAhead(TIER_1, T0.minusMillis(51))).as("due in 101 ms").isFalse();
+    assertThat(waits.fetchAhead(TIER_2, T0)).as("not waiting").isFalse();
+
+    waits.append(TIER_1, List.of(due(TIER_1, 2, T0.plusMillis(60))));
+    assertThat(waits.fetchAhead(TIER_1, T0)).isTrue();
+    waits.append(TIER_1, List.of(due(TIER_1, 3, T0.plusMillis(70))));
+    assertThat(waits.fetchAhead(TIER_1, T0)).as("three held: the cap").isFalse();
+
+    assertThat(waits.takeDue(T0.plusMillis(50)).get(TIER_1))
+        .as("appended behind what it held, in order")
+        .extracting(ConsumerRecord::offset)
+        .containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
+  void aLastRecordWithoutADueTimeCountsAsDueNow() {
+    waits.hold(TIER_1, T0.plusMillis(500), List.of(record(TIER_1, 1, 0)));
+    assertThat(waits.fetchAhead(TIER_1, T0)).isTrue();
+    assertThatThrownBy(() -> waits.append(TIER_2, List.of(record(TIER_2, 1, 0))))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
   void aWaitHoldsAtLeastItsHead() {
     assertThatThrownBy(() -> waits.hold(TIER_1, T0, List.of()))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  private static ConsumerRecord<byte[], byte[]> due(TopicPartition tp, long offset, Instant due) {
+    ConsumerRecord<byte[], byte[]> r = record(tp, offset, 0);
+    r.headers()
+        .add(
+            CourierHeaders.DUE,
+            String.valueOf(due.toEpochMilli()).getBytes(StandardCharsets.UTF_8));
+    return r;
   }
 
   private static ConsumerRecord<byte[], byte[]> record(TopicPartition tp, long offset, long ts) {
