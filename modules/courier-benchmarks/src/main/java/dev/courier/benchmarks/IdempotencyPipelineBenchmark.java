@@ -210,18 +210,15 @@ public final class IdempotencyPipelineBenchmark {
     try (Connection c = db.connection();
         PreparedStatement ps =
             c.prepareStatement("INSERT INTO raw_keys VALUES (?, ?) ON CONFLICT DO NOTHING")) {
-      c.setAutoCommit(false);
-      for (int i = 0; i < records; i++) {
-        ps.setString(1, consumer);
-        ps.setString(2, "op-" + i);
-        ps.addBatch();
-        if ((i + 1) % BATCH == 0) {
-          ps.executeBatch();
-          c.commit();
-        }
-      }
-      ps.executeBatch();
-      c.commit();
+      RawInserts.batched(
+          c,
+          ps,
+          records,
+          BATCH,
+          (row, i) -> {
+            row.setString(1, consumer);
+            row.setString(2, "op-" + i);
+          });
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -84,19 +84,16 @@ final class OutboxBaselines {
             c.prepareStatement(
                 "INSERT INTO raw_outbox (id, aggregatetype, aggregateid, type, payload, content_type)"
                     + " VALUES (?, 'account', ?, 'CreditRequested', ?, 'application/json')")) {
-      c.setAutoCommit(false);
-      for (int i = 0; i < events; i++) {
-        ps.setObject(1, UUID.randomUUID());
-        ps.setString(2, "acc-" + (i % 100));
-        ps.setBytes(3, PAYLOAD);
-        ps.addBatch();
-        if ((i + 1) % BATCH == 0) {
-          ps.executeBatch();
-          c.commit();
-        }
-      }
-      ps.executeBatch();
-      c.commit();
+      RawInserts.batched(
+          c,
+          ps,
+          events,
+          BATCH,
+          (row, i) -> {
+            row.setObject(1, UUID.randomUUID());
+            row.setString(2, "acc-" + (i % 100));
+            row.setBytes(3, PAYLOAD);
+          });
     }
     return (System.nanoTime() - started) / 1e9;
   }

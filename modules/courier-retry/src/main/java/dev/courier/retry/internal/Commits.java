@@ -90,11 +90,7 @@ public final class Commits {
             return;
           }
           if (e instanceof CommitFailedException) {
-            onRefused.run();
-            LOG.warn(
-                "commit of {} refused ({}); the partitions' new owner redoes those records",
-                offsets.keySet(),
-                e.getMessage());
+            refused(offsets, e);
             return;
           }
           // Only where this member still owns the partition (a revoked one is its new owner's)
@@ -156,16 +152,20 @@ public final class Commits {
       } catch (CommitFailedException e) {
         // This member lost the partitions: their new owner redoes the rest.
         offsets.keySet().forEach(pending::remove);
-        onRefused.run();
-        LOG.warn(
-            "commit of {} refused ({}); the partitions' new owner redoes those records",
-            offsets.keySet(),
-            e.getMessage());
+        refused(offsets, e);
         return;
       } catch (TimeoutException | RetriableCommitFailedException e) {
         LOG.warn("commit of {} did not go through ({}); trying again later", offsets, e.toString());
         return;
       }
     }
+  }
+
+  private void refused(Map<TopicPartition, OffsetAndMetadata> offsets, Exception e) {
+    onRefused.run();
+    LOG.warn(
+        "commit of {} refused ({}); the partitions' new owner redoes those records",
+        offsets.keySet(),
+        e.getMessage());
   }
 }
