@@ -2,7 +2,10 @@ package dev.courier.outbox.internal;
 
 import io.debezium.embedded.KafkaConnectUtil;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -11,9 +14,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.connect.runtime.WorkerConfig;
+import org.apache.kafka.connect.storage.KafkaOffsetBackingStore;
 import org.apache.kafka.connect.storage.OffsetBackingStore;
 import org.apache.kafka.connect.util.Callback;
+import org.apache.kafka.connect.util.SharedTopicAdmin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,14 +37,18 @@ public final class FencedOffsetStore implements OffsetBackingStore {
 
   private static final Logger LOG = LoggerFactory.getLogger(FencedOffsetStore.class);
   private static final Map<String, BooleanSupplier> FENCES = new ConcurrentHashMap<>();
+  private static final Duration ADMIN_CLOSE = Duration.ofSeconds(5);
 
   private final Function<Map<String, String>, OffsetBackingStore> stores;
   private OffsetBackingStore delegate;
   private BooleanSupplier leads;
 
+  /** The admin client the Kafka store creates its topic with, closed with the store. */
+  private SharedTopicAdmin admin;
+
   /** Debezium makes it by its no-argument constructor; the fence comes from the properties. */
   public FencedOffsetStore() {
-    this(KafkaConnectUtil::kafkaOffsetBackingStore);
+    this.stores = this::kafkaStore;
   }
 
   FencedOffsetStore(Function<Map<String, String>, OffsetBackingStore> stores) {
@@ -75,7 +85,38 @@ public final class FencedOffsetStore implements OffsetBackingStore {
 
   @Override
   public void stop() {
-    delegate.stop();
+    try {
+      delegate.stop();
+    } finally {
+      if (admin != null) {
+        admin.close(ADMIN_CLOSE);
+        admin = null;
+      }
+    }
+  }
+
+  /**
+   * Debezium's Kafka offset store as {@code KafkaConnectUtil.kafkaOffsetBackingStore} makes it, but
+   * with its admin client kept: Debezium hands the store a shared admin that nothing closes
+   * (Connect's worker owns it there), so every engine start left an admin client, its thread and
+   * its connections behind, one per restart for the life of the relay.
+   */
+  private OffsetBackingStore kafkaStore(Map<String, String> properties) {
+    for (String key :
+        List.of(
+            "bootstrap.servers",
+            "offset.storage.topic",
+            "offset.storage.partitions",
+            "offset.storage.replication.factor")) {
+      if (!properties.containsKey(key)) {
+        throw new IllegalArgumentException("the Kafka offset store needs " + key);
+      }
+    }
+    Map<String, Object> adminProperties = new HashMap<>(properties);
+    adminProperties.put(AdminClientConfig.CLIENT_ID_CONFIG, "debezium-servershared-admin");
+    admin = new SharedTopicAdmin(adminProperties);
+    return new KafkaOffsetBackingStore(
+        admin, () -> "debezium-server", KafkaConnectUtil.converterForOffsetStore());
   }
 
   @Override
