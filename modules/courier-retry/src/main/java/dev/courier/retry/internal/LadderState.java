@@ -113,6 +113,18 @@ public record LadderState(
         : Optional.of(new String(operationKey, StandardCharsets.UTF_8));
   }
 
+  /**
+   * The due time a tier record carries, read as {@link #read} reads it; empty when it has none or
+   * it does not parse (the loop dead-letters such a record when its turn comes).
+   */
+  public static Optional<Instant> due(ConsumerRecord<byte[], byte[]> record) {
+    try {
+      return time(record.headers(), CourierHeaders.DUE);
+    } catch (Bad e) {
+      return Optional.empty();
+    }
+  }
+
   private static byte[] bytes(Headers headers, String name) {
     Header h = headers.lastHeader(name);
     return h == null ? null : h.value();

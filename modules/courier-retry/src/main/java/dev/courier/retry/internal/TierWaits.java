@@ -1,6 +1,5 @@
 package dev.courier.retry.internal;
 
-import dev.courier.core.CourierHeaders;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -91,17 +90,8 @@ public final class TierWaits {
     if (wait == null || wait.held().size() >= cap) {
       return false;
     }
-    return !dueOf(wait.held().get(wait.held().size() - 1), now).isAfter(now.plus(lookAhead));
-  }
-
-  private static Instant dueOf(ConsumerRecord<byte[], byte[]> record, Instant otherwise) {
-    try {
-      return CourierHeaders.text(record.headers(), CourierHeaders.DUE)
-          .map(d -> Instant.ofEpochMilli(Long.parseLong(d)))
-          .orElse(otherwise);
-    } catch (NumberFormatException e) {
-      return otherwise;
-    }
+    Instant last = LadderState.due(wait.held().get(wait.held().size() - 1)).orElse(now);
+    return !last.isAfter(now.plus(lookAhead));
   }
 
   /** The waiting partitions, in the order they were held. */

@@ -95,6 +95,20 @@ class TierWaitsTest {
   }
 
   @Test
+  void aLastRecordsDueTimeIsReadAsTheLoopReadsItAndAMalformedOneCountsAsDueNow() {
+    ConsumerRecord<byte[], byte[]> iso = record(TIER_1, 1, 0);
+    iso.headers()
+        .add(CourierHeaders.DUE, T0.plusSeconds(60).toString().getBytes(StandardCharsets.UTF_8));
+    waits.hold(TIER_1, T0.plusSeconds(60), List.of(iso));
+    assertThat(waits.fetchAhead(TIER_1, T0)).as("an ISO-8601 due time a minute away").isFalse();
+
+    ConsumerRecord<byte[], byte[]> banana = record(TIER_2, 1, 0);
+    banana.headers().add(CourierHeaders.DUE, "banana".getBytes(StandardCharsets.UTF_8));
+    waits.hold(TIER_2, T0.plusSeconds(60), List.of(banana));
+    assertThat(waits.fetchAhead(TIER_2, T0)).isTrue();
+  }
+
+  @Test
   void aWaitHoldsAtLeastItsHead() {
     assertThatThrownBy(() -> waits.hold(TIER_1, T0, List.of()))
         .isInstanceOf(IllegalArgumentException.class);
