@@ -1,5 +1,6 @@
 package dev.courier.testkit;
 
+import dev.courier.testkit.internal.TempDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -57,11 +58,14 @@ public final class KafkaProcess implements AutoCloseable {
     }
   }
 
+  /** The brokers' settings and data, removed on close. */
+  private Path directory;
+
   private KafkaProcess(int port, int brokers, boolean sasl, Map<String, String> extra) {
     this.controllerPort = FreePorts.next();
     this.sasl = sasl;
     try {
-      Path directory = Files.createTempDirectory("courier-kafka-process-");
+      directory = Files.createTempDirectory("courier-kafka-process-");
       for (int id = 1; id <= brokers; id++) {
         int nodePort = id == 1 && port != 0 ? port : FreePorts.next();
         Path properties = directory.resolve("server-" + id + ".properties");
@@ -368,5 +372,6 @@ public final class KafkaProcess implements AutoCloseable {
         n.process.close();
       }
     }
+    TempDirectory.deleteQuietly(directory);
   }
 }

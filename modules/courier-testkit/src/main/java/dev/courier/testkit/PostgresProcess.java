@@ -3,6 +3,7 @@ package dev.courier.testkit;
 import dev.courier.core.Failures;
 import dev.courier.testkit.internal.BaseBackup;
 import dev.courier.testkit.internal.PostgresConfig;
+import dev.courier.testkit.internal.TempDirectory;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,6 +31,7 @@ public final class PostgresProcess implements PostgresServer, AutoCloseable {
   private static final String USER = "postgres";
 
   private final int port;
+  private final Path home;
   private final Path data;
   private final Path log;
   private final Map<String, String> settings;
@@ -42,7 +44,7 @@ public final class PostgresProcess implements PostgresServer, AutoCloseable {
   private PostgresProcess(Builder b) {
     this.port = b.port == 0 ? FreePorts.next() : b.port;
     try {
-      Path home = Files.createTempDirectory("courier-postgres-process-");
+      this.home = Files.createTempDirectory("courier-postgres-process-");
       this.data = home.resolve("data");
       this.log = home.resolve("postgres.log");
       this.settings = new LinkedHashMap<>(PostgresConfig.serverSettings());
@@ -231,10 +233,15 @@ public final class PostgresProcess implements PostgresServer, AutoCloseable {
     }
   }
 
+  /** Stops the server and removes its directory (data, log, settings). */
   @Override
   public synchronized void close() {
-    if (postgres != null) {
-      stop();
+    try {
+      if (postgres != null) {
+        stop();
+      }
+    } finally {
+      TempDirectory.deleteQuietly(home);
     }
   }
 
