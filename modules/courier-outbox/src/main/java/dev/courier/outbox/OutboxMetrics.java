@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * courier_outbox_engine_restarts_total}, {@code courier_outbox_slot_gaps_total}, {@code
  * courier_outbox_leader} (1 while this replica leads its slot), {@code
  * courier_outbox_leader_takeovers_total} and {@code courier_outbox_leader_takeover_seconds} (from
- * winning the leadership as a standby to streaming).
+ * winning the leadership as a standby to streaming), {@code courier_outbox_start_seconds} (from a
+ * start to the first batch relayed).
  */
 final class OutboxMetrics {
 
@@ -33,6 +34,7 @@ final class OutboxMetrics {
   final AtomicLong leader = new AtomicLong();
   final Counter takeovers;
   final Timer takeover;
+  final Timer start;
 
   OutboxMetrics(MeterRegistry registry, String relay) {
     relayed =
@@ -98,6 +100,16 @@ final class OutboxMetrics {
             .description(
                 "From winning the leadership as a standby to streaming (checks, the former"
                     + " leader's walsender ended, the engine started).")
+            .register(registry);
+    start =
+        Timer.builder("courier.outbox.start")
+            .tag("relay", relay)
+            .description(
+                "From the start (or restart after an outage) of the relay to its first batch"
+                    + " relayed: checks, leadership, stored position, slot, engine, first change."
+                    + " On an idle outbox the last phase waits for the first write or heartbeat."
+                    + " The log line 'first batch (N changes) relayed ... after the start' breaks"
+                    + " it down.")
             .register(registry);
     registry.gauge(
         "courier.outbox.leader",

@@ -189,6 +189,10 @@ public final class OutboxRelay implements AutoCloseable {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
     p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 1);
+    // The relay sends a whole change batch at once (up to outbox.max.batch.size records, hundreds
+    // of KiB) and waits for all of it: at Kafka's 16 KiB a batch took dozens of produce requests,
+    // and insert-to-consumed ran 10% slower (BENCHMARKS.md, levers).
+    p.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
     int delivery = config.getInt(OutboxRelayConfig.DELIVERY_TIMEOUT_MS);
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, delivery);
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(30_000, delivery - 1_000));

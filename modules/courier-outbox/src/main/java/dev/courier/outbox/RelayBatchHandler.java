@@ -6,6 +6,7 @@ import dev.courier.outbox.internal.DeadLetterEnvelope;
 import dev.courier.outbox.internal.Leadership;
 import dev.courier.outbox.internal.LeadershipLost;
 import dev.courier.outbox.internal.RowRouter;
+import dev.courier.outbox.internal.StartPhases;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import java.nio.charset.StandardCharsets;
@@ -55,6 +56,9 @@ final class RelayBatchHandler
   private volatile long lastAckMillis;
   private volatile String lastSendFailure;
 
+  /** The start whose first batch is still to come, or null. */
+  private volatile StartPhases starting;
+
   RelayBatchHandler(
       Producer<byte[], byte[]> producer,
       RowRouter router,
@@ -101,6 +105,26 @@ final class RelayBatchHandler
     }
     committer.markBatchFinished();
     metrics.batches.increment();
+    StartPhases start = starting;
+    if (start != null) {
+      starting = null;
+      start
+          .finish("first change")
+          .ifPresent(
+              took -> {
+                metrics.start.record(took);
+                LOG.info(
+                    "first batch ({} change{}) relayed {}",
+                    changes.size(),
+                    changes.size() == 1 ? "" : "s",
+                    start.describe());
+              });
+    }
+  }
+
+  /** The next batch relayed ends this start: its phases are logged and timed. */
+  void reportStart(StartPhases start) {
+    this.starting = start;
   }
 
   /**

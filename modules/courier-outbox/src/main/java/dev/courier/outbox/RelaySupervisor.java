@@ -12,7 +12,9 @@ import dev.courier.outbox.internal.PostgresAccess;
 import dev.courier.outbox.internal.Publication;
 import dev.courier.outbox.internal.RowRouter;
 import dev.courier.outbox.internal.SlotIdentity;
+import dev.courier.outbox.internal.StartPhases;
 import dev.courier.outbox.internal.StartupChecks;
+import dev.courier.outbox.internal.StoredPosition;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -101,6 +103,9 @@ final class RelaySupervisor implements Runnable {
   /** This replica leads and checked the slot against the stored position on the caller's thread. */
   private volatile boolean positioned;
 
+  /** The start under way, from its first check to its first batch relayed. */
+  private volatile StartPhases start = StartPhases.begin();
+
   RelaySupervisor(
       OutboxRelayConfig config,
       Producer<byte[], byte[]> producer,
@@ -145,6 +150,7 @@ final class RelaySupervisor implements Runnable {
       prepared = true;
       if (leadership.tryAcquire()) {
         lead();
+        start.mark("leadership");
         checkPosition();
         positioned = true;
       }
@@ -159,6 +165,7 @@ final class RelaySupervisor implements Runnable {
     while (!closed()) {
       try {
         if (!prepared) {
+          start = StartPhases.begin();
           checkSetup();
         }
         prepared = false;
@@ -168,12 +175,18 @@ final class RelaySupervisor implements Runnable {
             if (closed()) {
               return;
             }
+            // A standby's start is its takeover (courier_outbox_leader_takeover_seconds): what
+            // went before was waiting for the leader, not starting.
+            start = StartPhases.begin();
           }
           lead();
+          start.mark("leadership");
           checkPosition();
         }
         positioned = false;
         leadership.takeSlot(Duration.ofSeconds(10));
+        start.mark("slot");
+        handler.reportStart(start);
         runEngine();
         if (closed()) {
           return;
@@ -237,6 +250,7 @@ final class RelaySupervisor implements Runnable {
       }
       throw e;
     }
+    start.mark("checks");
   }
 
   /**
@@ -245,7 +259,8 @@ final class RelaySupervisor implements Runnable {
    */
   private void checkPosition() throws Outage {
     Publication.narrow(config, postgres);
-    OptionalLong stored = SlotIdentity.storedPosition(config);
+    OptionalLong stored = StoredPosition.read(config);
+    start.mark("stored position");
     SlotIdentity.Verdict slot = SlotIdentity.check(config, postgres, stored);
     if (slot.gap()) {
       if (config.slotGapPolicy() == SlotGapPolicy.FAIL) {
@@ -373,6 +388,7 @@ final class RelaySupervisor implements Runnable {
                           ms);
                       wonAtNanos = 0;
                     }
+                    start.mark("engine");
                     streaming = true;
                     metrics.running.set(1);
                     state.streaming(

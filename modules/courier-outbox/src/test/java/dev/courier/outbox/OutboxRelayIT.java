@@ -93,6 +93,8 @@ class OutboxRelayIT {
           .atMost(TIMEOUT)
           .until(() -> registry.get("courier.outbox.events.relayed").counter().count() == 4);
       assertThat(registry.get("courier.outbox.commit.to.ack").timer().count()).isEqualTo(4);
+      // One start, timed from its first check to its first batch relayed.
+      assertThat(registry.get("courier.outbox.start").timer().count()).isEqualTo(1);
       assertThat(relay.healthy()).isTrue();
     }
   }
