@@ -46,6 +46,10 @@ public final class OutboxPipelineBenchmark {
 
   private static final int PACED_RATE = 1_000;
   private static final Duration WARM_UP = Duration.ofSeconds(10);
+
+  /** Debezium, the broker and the relay are a lot of code for the JIT: one round is not enough. */
+  private static final int WARM_UP_ROUNDS = 2;
+
   private static final String RAW_PGOUTPUT = "(a) raw pgoutput stream, decoded";
   private static final String DEBEZIUM = "(b) Debezium engine, no-op handler";
   private static final String DEBEZIUM_KAFKA = "(c) Debezium + EventRouter + batching producer";
@@ -56,7 +60,7 @@ public final class OutboxPipelineBenchmark {
   private OutboxPipelineBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    int events = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
+    int events = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
     Duration paced = Duration.ofSeconds(args.length > 1 ? Long.parseLong(args[1]) : 10);
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
     try (CourierInfra infra = CourierInfra.start(InfraSettings.fromEnvironment());
@@ -75,7 +79,7 @@ public final class OutboxPipelineBenchmark {
         return;
       }
       Map<String, Measurement> m =
-          Rounds.of(rounds)
+          Rounds.of(rounds, WARM_UP_ROUNDS)
               .variant(
                   RAW_PGOUTPUT,
                   warmUp ->
@@ -135,7 +139,7 @@ public final class OutboxPipelineBenchmark {
                   + " stream (a) at the same rate",
               events,
               rounds,
-              Rounds.warmUp(rounds),
+              Rounds.warmUp(rounds, WARM_UP_ROUNDS),
               rounds,
               paced.toSeconds()));
       notes.add(relayHeap);

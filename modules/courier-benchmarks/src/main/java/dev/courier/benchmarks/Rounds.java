@@ -31,9 +31,23 @@ final class Rounds {
     return new Rounds(rounds > 1 ? 1 : 0, rounds);
   }
 
+  /**
+   * {@code warmups} warm-up rounds (none for a smoke run of one round), for pipelines whose JIT
+   * still takes a core after one: the outbox's runs sped up from the first round to the third.
+   */
+  static Rounds of(int rounds, int warmups) {
+    return new Rounds(rounds > 1 ? warmups : 0, rounds);
+  }
+
   /** How {@link #of} warms up, for a report's notes. */
   static String warmUp(int rounds) {
-    return rounds > 1 ? "after 1 warm-up round" : "(a smoke run: no warm-up)";
+    return warmUp(rounds, 1);
+  }
+
+  static String warmUp(int rounds, int warmups) {
+    return rounds > 1
+        ? "after " + warmups + " warm-up round" + (warmups == 1 ? "" : "s")
+        : "(a smoke run: no warm-up)";
   }
 
   Rounds(int warmups, int rounds) {

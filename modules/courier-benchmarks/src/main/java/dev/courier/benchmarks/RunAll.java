@@ -32,11 +32,12 @@ public final class RunAll {
     boolean smoke = args.length > 0 && args[0].equals("smoke");
     SerdeReport.run(Path.of("target", "benchmarks"), smoke, smoke ? 1 : 3);
     OutboxPipelineBenchmark.main(
-        smoke ? new String[] {"300", "1", "1"} : new String[] {"20000", "10", "5"});
+        smoke ? new String[] {"300", "1", "1"} : new String[] {"100000", "10", "5"});
     RelayFaultRun.main(smoke ? new String[] {"1", "6", "50"} : new String[] {"1", "120", "200"});
     IdempotencyPipelineBenchmark.main(
-        smoke ? new String[] {"300", "1"} : new String[] {"100000", "5"});
-    RetryLadderBenchmark.main(smoke ? new String[] {"200", "1"} : new String[] {"5000", "5"});
+        smoke ? new String[] {"300", "1"} : new String[] {"300000", "5"});
+    RetryLadderBenchmark.main(
+        smoke ? new String[] {"200", "1", "200", "1"} : new String[] {"20000", "5", "2000", "10"});
     WorkerGroupFaultRun.main(
         smoke ? new String[] {"1", "5", "20"} : new String[] {"1", "120", "40"});
     BackpressureMonitorBenchmark.main(
