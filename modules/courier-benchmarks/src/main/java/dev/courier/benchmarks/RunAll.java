@@ -37,7 +37,7 @@ public final class RunAll {
     IdempotencyPipelineBenchmark.main(
         smoke ? new String[] {"300", "1"} : new String[] {"300000", "5"});
     RetryLadderBenchmark.main(
-        smoke ? new String[] {"200", "1", "200", "1"} : new String[] {"20000", "5", "2000", "10"});
+        smoke ? new String[] {"200", "1", "200", "1"} : new String[] {"100000", "5", "2000", "10"});
     WorkerGroupFaultRun.main(
         smoke ? new String[] {"1", "5", "20"} : new String[] {"1", "120", "40"});
     BackpressureMonitorBenchmark.main(

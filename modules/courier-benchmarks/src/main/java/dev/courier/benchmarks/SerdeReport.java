@@ -24,6 +24,8 @@ final class SerdeReport {
           new String[] {"serialize", "courierSerialize", "rawSerialize"},
           new String[] {"deserialize", "courierDeserialize", "rawDeserialize"});
 
+  private static final String[] FORK_HEAP = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"};
+
   private SerdeReport() {}
 
   static void run(Path dir, boolean smoke, int rounds) throws Exception {
@@ -65,6 +67,9 @@ final class SerdeReport {
             .warmupTime(TimeValue.seconds(1))
             .measurementIterations(smoke ? 1 : 5)
             .measurementTime(smoke ? TimeValue.milliseconds(100) : TimeValue.seconds(1))
+            // A heap of one fixed size in every fork: grown on demand, the young generation (and so
+            // how often ~1 GB/s of records is collected) differed from fork to fork.
+            .jvmArgsAppend(FORK_HEAP)
             .build();
     RunResult result = new Runner(options).runSingle();
     return result.getPrimaryResult().getScore();

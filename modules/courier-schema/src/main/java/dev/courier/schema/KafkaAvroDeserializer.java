@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.AvroTypeException;
 import org.apache.avro.Schema;
@@ -45,6 +46,15 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
   private volatile Last last;
 
   private static final ThreadLocal<BinaryDecoder> DECODER = new ThreadLocal<>();
+
+  /**
+   * The thread that deserializes with this instance first (a consumer's poll thread, in practice
+   * the only one) and its decoder, reached without a ThreadLocal probe on every record; any other
+   * thread takes its decoder from {@link #DECODER}.
+   */
+  private final AtomicReference<Thread> owner = new AtomicReference<>();
+
+  private BinaryDecoder ownerDecoder;
 
   private record ReaderKey(Schema writer, Schema reader, Class<?> specificClass) {}
 
@@ -108,14 +118,7 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
               id, k -> readerFor(readerKey(topic, id, writerSchema(topic, id))));
       last = new Last(id, reader);
     }
-    BinaryDecoder reuse = DECODER.get();
-    BinaryDecoder decoder =
-        DecoderFactory.get()
-            .binaryDecoder(
-                data, WireFormat.HEADER_SIZE, data.length - WireFormat.HEADER_SIZE, reuse);
-    if (decoder != reuse) {
-      DECODER.set(decoder);
-    }
+    BinaryDecoder decoder = decoder(data);
     try {
       return reader.read(null, decoder);
     } catch (EOFException | ArrayIndexOutOfBoundsException e) {
@@ -136,6 +139,27 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
       throw new AvroDeserializationException(
           Reason.TRUNCATED, topic, id, "malformed Avro data: " + e, e);
     }
+  }
+
+  /** A decoder over the record's Avro bytes, after the 5-byte header, reused by each thread. */
+  private BinaryDecoder decoder(byte[] data) {
+    Thread current = Thread.currentThread();
+    Thread first = owner.get();
+    if (first == current || (first == null && owner.compareAndSet(null, current))) {
+      ownerDecoder = binaryDecoder(data, ownerDecoder);
+      return ownerDecoder;
+    }
+    BinaryDecoder reuse = DECODER.get();
+    BinaryDecoder decoder = binaryDecoder(data, reuse);
+    if (decoder != reuse) {
+      DECODER.set(decoder);
+    }
+    return decoder;
+  }
+
+  private static BinaryDecoder binaryDecoder(byte[] data, BinaryDecoder reuse) {
+    return DecoderFactory.get()
+        .binaryDecoder(data, WireFormat.HEADER_SIZE, data.length - WireFormat.HEADER_SIZE, reuse);
   }
 
   @Override

@@ -168,13 +168,26 @@ public record LadderState(
     }
     String v = text.get().trim();
     try {
-      if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      if (digits(v)) {
         return Optional.of(Instant.ofEpochMilli(Long.parseLong(v)));
       }
       return Optional.of(Instant.parse(v));
     } catch (NumberFormatException | DateTimeException e) {
       throw bad(headers, name, "not epoch milliseconds or an ISO-8601 instant");
     }
+  }
+
+  private static boolean digits(String v) {
+    if (v.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < v.length(); i++) {
+      char c = v.charAt(i);
+      if (c < '0' || c > '9') {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static Bad bad(Headers headers, String name, String problem) {

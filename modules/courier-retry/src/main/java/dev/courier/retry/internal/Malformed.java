@@ -50,6 +50,11 @@ public record Malformed(String header, String value, String problem) implements 
 
   /** Strict UTF-8: empty when the bytes are not valid UTF-8. */
   static Optional<String> utf8(byte[] raw) {
+    if (ascii(raw)) {
+      // What the ladder reads is almost always ASCII (numbers, topic names): read on every record
+      // of a tier, a new strict decoder and its buffer per header were a tenth of the loop's work.
+      return Optional.of(new String(raw, StandardCharsets.US_ASCII));
+    }
     try {
       return Optional.of(
           StandardCharsets.UTF_8
@@ -61,5 +66,14 @@ public record Malformed(String header, String value, String problem) implements 
     } catch (CharacterCodingException e) {
       return Optional.empty();
     }
+  }
+
+  private static boolean ascii(byte[] raw) {
+    for (byte b : raw) {
+      if (b < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 }
