@@ -6,8 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.courier.schema.AvroDeserializationException.Reason;
 import dev.courier.schema.credit.CreditRequested;
 import dev.courier.schema.registry.LocalSchemaRegistry;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
 import org.apache.avro.generic.GenericRecord;
@@ -53,6 +59,50 @@ class KafkaAvroDeserializerTest {
     GenericRecord generic = (GenericRecord) deserializer(false).deserialize("credits", good);
     assertThat(generic.get("operationId").toString()).isEqualTo("op-1");
     assertThat(deserializer(false).deserialize("credits", (byte[]) null)).isNull();
+  }
+
+  /**
+   * One instance shared by threads (a consumer's thread owns a decoder of its own, the others
+   * borrow theirs per thread): every record reads back whole, whichever thread reads it.
+   */
+  @Test
+  void threadsSharingOneDeserializerEachReadWholeRecords() throws Exception {
+    KafkaAvroSerializer serializer = new KafkaAvroSerializer(client);
+    serializer.configure(Map.of("schema.registry.url", registry.url()), false);
+    List<CreditRequested> credits = new ArrayList<>();
+    List<byte[]> bytes = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      CreditRequested credit = WireFormatVectorTest.fixedCredit();
+      credit.setOperationId("op-" + i);
+      credit.setAccountId("acc-" + "x".repeat(i % 37));
+      credits.add(credit);
+      bytes.add(serializer.serialize("credits", credit));
+    }
+    KafkaAvroDeserializer shared = deserializer(true);
+    ExecutorService threads = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<Integer>> readers = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int offset = t;
+        readers.add(
+            threads.submit(
+                () -> {
+                  int read = 0;
+                  for (int round = 0; round < 200; round++) {
+                    int i = (round * 7 + offset * 13) % bytes.size();
+                    assertThat(shared.deserialize("credits", bytes.get(i)))
+                        .isEqualTo(credits.get(i));
+                    read++;
+                  }
+                  return read;
+                }));
+      }
+      for (Future<Integer> reader : readers) {
+        assertThat(reader.get(60, TimeUnit.SECONDS)).isEqualTo(200);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
   }
 
   @Test
