@@ -46,8 +46,9 @@ public final class StoredPosition {
     Map<String, Object> settings = config.clients().consumer();
     settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     settings.put(ConsumerConfig.CLIENT_ID_CONFIG, name + "-position");
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+    KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    try {
       List<TopicPartition> parts = new ArrayList<>();
       consumer
           .partitionsFor(topic, READ_TIMEOUT)
@@ -72,6 +73,11 @@ public final class StoredPosition {
       return stored;
     } catch (org.apache.kafka.common.KafkaException e) {
       throw new Outage("cannot read the relay's stored position from " + topic + ": " + e, e);
+    } finally {
+      // Without a group there is nothing to commit or leave. A graceful close would end the
+      // fetch session with one more fetch, which the broker holds for fetch.max.wait.ms: half a
+      // second of every start.
+      consumer.close(Duration.ZERO);
     }
   }
 
