@@ -13,7 +13,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** A real Kafka broker (KRaft) shared by the tests of one JVM. */
@@ -45,39 +44,14 @@ public interface KafkaBroker {
         "pausing the broker needs the Testcontainers backend (-Dcourier.infra=testcontainers)");
   }
 
-  /** Creates a topic with replication factor 1 and waits until the broker confirms it. */
+  /** Creates a topic with replication factor 1 and waits until its partitions take requests. */
   default void createTopic(String name, int partitions) {
     createTopic(name, partitions, Map.of());
   }
 
-  /** Creates a topic with the given topic configs and waits until the broker confirms it. */
+  /** Creates a topic with the given topic configs and waits until its partitions take requests. */
   default void createTopic(String name, int partitions, Map<String, String> configs) {
-    NewTopic topic = new NewTopic(name, partitions, (short) 1).configs(configs);
-    try {
-      admin().createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
-      // The controller has it; a broker may not have applied it yet, and a describe then answers
-      // UnknownTopicOrPartition. Wait until the broker serves the topic's configs.
-      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, name);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (true) {
-        try {
-          admin().describeConfigs(List.of(resource)).all().get(5, TimeUnit.SECONDS);
-          return;
-        } catch (ExecutionException | TimeoutException notYet) {
-          if (System.nanoTime() > deadline) {
-            throw new IllegalStateException(
-                "topic " + name + " created but not served by the broker within 30 s: " + notYet);
-          }
-          // Plain code, not Awaitility: the lab runs this outside any test classpath.
-          Thread.sleep(20);
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while creating topic " + name, e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("could not create topic " + name + ": " + e.getMessage(), e);
-    }
+    NewTopics.create(admin(), new NewTopic(name, partitions, (short) 1).configs(configs));
   }
 
   /**

@@ -285,13 +285,10 @@ public final class KafkaProcess implements AutoCloseable {
     await(admin().createAcls(acls).all());
   }
 
-  /** Creates a topic with one replica. */
+  /** Creates a topic with one replica and waits until its partitions take requests. */
   public void createTopic(String name, int partitions) {
-    await(
-        admin()
-            .createTopics(
-                List.of(new org.apache.kafka.clients.admin.NewTopic(name, partitions, (short) 1)))
-            .all());
+    NewTopics.create(
+        admin(), new org.apache.kafka.clients.admin.NewTopic(name, partitions, (short) 1));
   }
 
   /**

@@ -7,10 +7,14 @@ import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.UniqueNames;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
@@ -28,25 +32,33 @@ class StoredPositionIT {
     String topic = config.getString(OutboxRelayConfig.OFFSET_TOPIC);
     kafka.createTopic(topic, 3);
     try (KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
-      send(producer, topic, 1, ours(config), position(100));
-      send(producer, topic, 1, ours(config), position(200));
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
+      sent.add(send(producer, topic, 1, ours(config), position(100)));
+      sent.add(send(producer, topic, 1, ours(config), position(200)));
       // Written as Connect's JsonConverter may space it: the same key.
-      send(
-          producer,
-          topic,
-          1,
-          "[\""
-              + config.getString(OutboxRelayConfig.NAME)
-              + "\", {\"server\": \""
-              + cdc(config)
-              + "\"}]",
-          position(250));
+      sent.add(
+          send(
+              producer,
+              topic,
+              1,
+              "[\""
+                  + config.getString(OutboxRelayConfig.NAME)
+                  + "\", {\"server\": \""
+                  + cdc(config)
+                  + "\"}]",
+              position(250)));
       for (int i = 0; i < 3_000; i++) {
-        send(producer, topic, 1, key("another-relay", "another-cdc"), position(10_000 + i));
+        sent.add(
+            send(producer, topic, 1, key("another-relay", "another-cdc"), position(10_000 + i)));
       }
       // The same name under another server is another engine.
-      send(producer, topic, 1, key(config.getString(OutboxRelayConfig.NAME), "x"), position(9));
+      sent.add(
+          send(
+              producer, topic, 1, key(config.getString(OutboxRelayConfig.NAME), "x"), position(9)));
       producer.flush();
+      for (Future<RecordMetadata> f : sent) {
+        f.get();
+      }
     }
 
     assertThat(StoredPosition.read(config)).isEqualTo(OptionalLong.of(250));
@@ -58,7 +70,7 @@ class StoredPositionIT {
     String topic = config.getString(OutboxRelayConfig.OFFSET_TOPIC);
     kafka.createTopic(topic, 1);
     try (KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
-      send(producer, topic, 0, ours(config), position(300));
+      send(producer, topic, 0, ours(config), position(300)).get();
       producer
           .send(new ProducerRecord<>(topic, 0, ours(config).getBytes(StandardCharsets.UTF_8), null))
           .get();
@@ -75,8 +87,8 @@ class StoredPositionIT {
     assertThat(StoredPosition.read(config)).isEmpty();
 
     try (KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
-      send(producer, topic, 0, key("another-relay", "another-cdc"), position(5));
-      send(producer, topic, 1, "not json at all", position(6));
+      send(producer, topic, 0, key("another-relay", "another-cdc"), position(5)).get();
+      send(producer, topic, 1, "not json at all", position(6)).get();
       producer.flush();
     }
     assertThat(StoredPosition.read(config)).isEmpty();
@@ -115,10 +127,13 @@ class StoredPositionIT {
     return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
-  private static void send(
-      KafkaProducer<byte[], byte[]> producer, String topic, int partition, String key, String value)
-      throws Exception {
-    producer.send(
+  private static Future<RecordMetadata> send(
+      KafkaProducer<byte[], byte[]> producer,
+      String topic,
+      int partition,
+      String key,
+      String value) {
+    return producer.send(
         new ProducerRecord<>(
             topic,
             partition,
