@@ -22,7 +22,12 @@ final class SerdeReport {
   private static final List<String[]> PAIRS =
       List.of(
           new String[] {"serialize", "courierSerialize", "rawSerialize"},
-          new String[] {"deserialize", "courierDeserialize", "rawDeserialize"});
+          new String[] {"deserialize", "courierDeserialize", "rawDeserialize"},
+          new String[] {
+            "deserialize as the consumer calls it",
+            "courierDeserializeFromBatch",
+            "rawDeserializeFromBatch"
+          });
 
   private static final String[] FORK_HEAP = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"};
 

@@ -90,24 +90,29 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
     if (data == null) {
       return null;
     }
+    return deserialize(topic, data, 0, data.length);
+  }
+
+  /** The message in {@code data[offset, offset + length)}. */
+  private Object deserialize(String topic, byte[] data, int offset, int length) {
     Objects.requireNonNull(client, "KafkaAvroDeserializer used before configure()");
-    if (data.length < WireFormat.HEADER_SIZE) {
+    if (length < WireFormat.HEADER_SIZE) {
       throw new AvroDeserializationException(
           Reason.TRUNCATED,
           topic,
           -1,
-          data.length + " bytes, fewer than the 5-byte header (magic byte and schema id)",
+          length + " bytes, fewer than the 5-byte header (magic byte and schema id)",
           null);
     }
-    if (data[0] != WireFormat.MAGIC_BYTE) {
+    if (data[offset] != WireFormat.MAGIC_BYTE) {
       throw new AvroDeserializationException(
           Reason.WRONG_MAGIC_BYTE,
           topic,
           -1,
-          "first byte is " + data[0] + ", not the magic byte 0 of Confluent's wire format",
+          "first byte is " + data[offset] + ", not the magic byte 0 of Confluent's wire format",
           null);
     }
-    int id = WireFormat.schemaId(data);
+    int id = WireFormat.schemaId(data, offset);
     Last memo = last;
     DatumReader<Object> reader;
     if (memo != null && memo.id() == id) {
@@ -118,7 +123,7 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
               id, k -> readerFor(readerKey(topic, id, writerSchema(topic, id))));
       last = new Last(id, reader);
     }
-    BinaryDecoder decoder = decoder(data);
+    BinaryDecoder decoder = decoder(data, offset, length);
     try {
       return reader.read(null, decoder);
     } catch (EOFException | ArrayIndexOutOfBoundsException e) {
@@ -142,24 +147,26 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
   }
 
   /** A decoder over the record's Avro bytes, after the 5-byte header, reused by each thread. */
-  private BinaryDecoder decoder(byte[] data) {
+  private BinaryDecoder decoder(byte[] data, int offset, int length) {
     Thread current = Thread.currentThread();
     Thread first = owner.get();
     if (first == current || (first == null && owner.compareAndSet(null, current))) {
-      ownerDecoder = binaryDecoder(data, ownerDecoder);
+      ownerDecoder = binaryDecoder(data, offset, length, ownerDecoder);
       return ownerDecoder;
     }
     BinaryDecoder reuse = DECODER.get();
-    BinaryDecoder decoder = binaryDecoder(data, reuse);
+    BinaryDecoder decoder = binaryDecoder(data, offset, length, reuse);
     if (decoder != reuse) {
       DECODER.set(decoder);
     }
     return decoder;
   }
 
-  private static BinaryDecoder binaryDecoder(byte[] data, BinaryDecoder reuse) {
+  private static BinaryDecoder binaryDecoder(
+      byte[] data, int offset, int length, BinaryDecoder reuse) {
     return DecoderFactory.get()
-        .binaryDecoder(data, WireFormat.HEADER_SIZE, data.length - WireFormat.HEADER_SIZE, reuse);
+        .binaryDecoder(
+            data, offset + WireFormat.HEADER_SIZE, length - WireFormat.HEADER_SIZE, reuse);
   }
 
   @Override
@@ -167,14 +174,24 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
     return deserialize(topic, data);
   }
 
+  /**
+   * What Kafka's consumer calls with a record's value, a view of the fetched batch: read in place
+   * where the buffer exposes its array, which saves the copy into a new array that a byte-array
+   * deserializer gets from Kafka's default. Avro copies whatever it keeps (strings, bytes,
+   * decimals), so no record refers to the fetch buffer.
+   */
   @Override
   public Object deserialize(String topic, Headers headers, ByteBuffer data) {
     if (data == null) {
       return null;
     }
+    if (data.hasArray()) {
+      return deserialize(
+          topic, data.array(), data.arrayOffset() + data.position(), data.remaining());
+    }
     byte[] bytes = new byte[data.remaining()];
     data.duplicate().get(bytes);
-    return deserialize(topic, bytes);
+    return deserialize(topic, bytes, 0, bytes.length);
   }
 
   private Schema writerSchema(String topic, int id) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.courier.schema.AvroDeserializationException.Reason;
 import dev.courier.schema.credit.CreditRequested;
 import dev.courier.schema.registry.LocalSchemaRegistry;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -59,6 +60,57 @@ class KafkaAvroDeserializerTest {
     GenericRecord generic = (GenericRecord) deserializer(false).deserialize("credits", good);
     assertThat(generic.get("operationId").toString()).isEqualTo("op-1");
     assertThat(deserializer(false).deserialize("credits", (byte[]) null)).isNull();
+  }
+
+  /**
+   * Kafka's consumer hands a record's value as a view into the fetched batch: read in place, a
+   * record equals the one read from its own array and keeps nothing of the batch (which the
+   * consumer reuses), and a header or body that is bad there is reported as it is from an array.
+   */
+  @Test
+  void readsARecordInPlaceFromAViewOfAFetchedBatch() {
+    byte[] batch = new byte[good.length + 40];
+    Arrays.fill(batch, (byte) 7);
+    System.arraycopy(good, 0, batch, 17, good.length);
+    ByteBuffer view = ByteBuffer.wrap(batch, 11, good.length + 20).slice();
+    view.position(6).limit(6 + good.length);
+
+    KafkaAvroDeserializer deserializer = deserializer(true);
+    Object read = deserializer.deserialize("credits", null, view);
+    Arrays.fill(batch, (byte) 0);
+
+    assertThat(read).isEqualTo(WireFormatVectorTest.fixedCredit());
+    assertThat(view.position()).isEqualTo(6);
+    ByteBuffer readOnly = ByteBuffer.wrap(good).asReadOnlyBuffer();
+    assertThat(deserializer.deserialize("credits", null, readOnly))
+        .isEqualTo(WireFormatVectorTest.fixedCredit());
+
+    byte[] wrongMagic = good.clone();
+    wrongMagic[0] = 1;
+    byte[] padded = new byte[wrongMagic.length + 3];
+    System.arraycopy(wrongMagic, 0, padded, 3, wrongMagic.length);
+    assertThatThrownBy(
+            () -> deserializer.deserialize("credits", null, ByteBuffer.wrap(padded, 3, 4).slice()))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.TRUNCATED));
+    assertThatThrownBy(
+            () ->
+                deserializer.deserialize(
+                    "credits", null, ByteBuffer.wrap(padded, 3, wrongMagic.length).slice()))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.WRONG_MAGIC_BYTE));
+    // The whole message lies in the array; the view ends three bytes short of it.
+    byte[] shortBody = new byte[good.length + 9];
+    System.arraycopy(good, 0, shortBody, 9, good.length);
+    assertThatThrownBy(
+            () ->
+                deserializer.deserialize(
+                    "credits", null, ByteBuffer.wrap(shortBody, 9, good.length - 3).slice()))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.TRUNCATED));
   }
 
   /**

@@ -20,6 +20,14 @@ public final class WireFormat {
   }
 
   public static int schemaId(byte[] data) {
-    return (data[1] & 0xff) << 24 | (data[2] & 0xff) << 16 | (data[3] & 0xff) << 8 | data[4] & 0xff;
+    return schemaId(data, 0);
+  }
+
+  /** The schema id of the message that starts at {@code offset}. */
+  public static int schemaId(byte[] data, int offset) {
+    return (data[offset + 1] & 0xff) << 24
+        | (data[offset + 2] & 0xff) << 16
+        | (data[offset + 3] & 0xff) << 8
+        | data[offset + 4] & 0xff;
   }
 }
