@@ -171,11 +171,8 @@ final class DefaultLagMonitor implements LagMonitor {
   private Owner[] refer(GroupOffsets g, GroupWindows w, int tick) {
     g.committed()
         .forEach(
-            (tp, om) -> {
-              if (om != null) {
-                w.row(partitions.id(tp, tick), tick, om.offset(), -1);
-              }
-            });
+            (topic, partition, offset) ->
+                w.row(partitions.id(new TopicPartition(topic, partition), tick), tick, offset, -1));
     Owner[] owners = new Owner[g.assignments().size()];
     for (int i = 0; i < owners.length; i++) {
       Assignment a = g.assignments().get(i);

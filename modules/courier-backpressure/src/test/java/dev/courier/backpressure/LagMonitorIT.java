@@ -85,6 +85,41 @@ class LagMonitorIT {
     }
   }
 
+  /**
+   * Groups the monitor has not seen are asked for ten to an OffsetFetch (their sizes unknown, a
+   * response for all at a million pairs was most of a tick's heap); once seen, by their sizes:
+   * every group's offsets are right either way.
+   */
+  @Test
+  void manyGroupsAreAskedForInBatchesAndEachGetsItsOwnOffsets(KafkaBroker kafka) throws Exception {
+    String topic = UniqueNames.topic("many");
+    kafka.createTopic(topic, 2);
+    produce(kafka, topic, 2, 30, Instant.now().minusSeconds(600));
+    List<String> groups = new java.util.ArrayList<>();
+    for (int g = 0; g < 25; g++) {
+      String group = UniqueNames.group("many-" + g);
+      groups.add(group);
+      commit(
+          kafka.admin(),
+          group,
+          Map.of(new TopicPartition(topic, 0), (long) g, new TopicPartition(topic, 1), 30L));
+    }
+    try (LagMonitor monitor = monitor(kafka, groups, Map.of())) {
+      LagSnapshot first = monitor.tick();
+      LagSnapshot second = monitor.tick();
+      for (LagSnapshot snapshot : List.of(first, second)) {
+        for (int g = 0; g < 25; g++) {
+          GroupLag lag = snapshot.group(groups.get(g)).orElseThrow();
+          assertThat(lag.partitions()).hasSize(2);
+          assertThat(lag.partitions().get(0).committedOffset()).isEqualTo(g);
+          assertThat(lag.sumLag()).as(groups.get(g)).isEqualTo(30 - g);
+        }
+      }
+      // The first tick asks more: OffsetFetches ten unknown groups each, log ends after them.
+      assertThat(first.adminRequests()).isGreaterThan(second.adminRequests());
+    }
+  }
+
   @Test
   void oldestAgeIsTheAgeOfTheRecordAtTheCommittedOffset(KafkaBroker kafka) throws Exception {
     String topic = UniqueNames.topic("age");

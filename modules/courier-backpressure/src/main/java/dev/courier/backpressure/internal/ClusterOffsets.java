@@ -3,7 +3,6 @@ package dev.courier.backpressure.internal;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -26,14 +25,11 @@ public record ClusterOffsets(
   /** A member and the partitions assigned to it. */
   public record Assignment(Owner owner, Set<TopicPartition> partitions) {}
 
-  /**
-   * One group: committed offsets as the Admin client returned them (a null value or none when never
-   * committed; not copied: at a million pairs a copy costs tens of MB a tick) and its members.
-   */
+  /** One group: its committed offsets (none for a partition never committed) and its members. */
   public record GroupOffsets(
       String group,
       String state,
       int members,
-      Map<TopicPartition, OffsetAndMetadata> committed,
+      CommittedOffsets committed,
       List<Assignment> assignments) {}
 }

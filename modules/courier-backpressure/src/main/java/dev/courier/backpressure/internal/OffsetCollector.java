@@ -27,7 +27,6 @@ import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
@@ -37,7 +36,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Reads a tick's offsets with batched Admin calls: one ListGroups when groups are picked by
- * pattern, one DescribeGroups and one OffsetFetch per coordinator for all groups (KIP-709), and one
+ * pattern, one DescribeGroups per coordinator for all groups, OffsetFetches batching as many groups
+ * as make about {@link #PAIRS_PER_REQUEST} pairs (KIP-709; one for all at up to that size), and one
  * ListOffsets per partition leader for every partition of every group, sent together with the group
  * calls for the partitions the last tick knew (a log end read a moment before a commit only makes
  * that lag 0 for a tick; lag is never negative). Log-start offsets are asked for only when a group
@@ -57,6 +57,14 @@ public final class OffsetCollector {
   // The partitions the last tick asked log ends for: this tick asks for them at once, alongside
   // the group calls, so a steady tick waits for the slower of the two rather than their sum.
   private Set<TopicPartition> lastPartitions = Set.of();
+
+  /** Committed offsets asked for in one request, by the groups' pair counts of the last tick. */
+  static final int PAIRS_PER_REQUEST = 100_000;
+
+  /** What a group the last tick did not see counts for: at most ten such groups a request. */
+  static final int UNKNOWN_GROUP_PAIRS = PAIRS_PER_REQUEST / 10;
+
+  private Map<String, Integer> lastPairs = Map.of();
 
   public OffsetCollector(
       Admin admin,
@@ -83,26 +91,25 @@ public final class OffsetCollector {
     if (groups.isEmpty()) {
       return new ClusterOffsets(Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
     }
-    Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
-    groups.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec()));
-    // Both in flight at once: they go to the same coordinators and do not depend on each other.
+    // In flight at once: they go to the same coordinators and do not depend on each other.
     Map<String, KafkaFuture<ConsumerGroupDescription>> describing =
         admin.describeConsumerGroups(groups).describedGroups();
-    ListConsumerGroupOffsetsResult fetching = admin.listConsumerGroupOffsets(specs);
     Set<TopicPartition> early = lastPartitions;
     ListOffsetsResult earlyEnds =
         early.isEmpty() ? null : requestOffsets(early, OffsetSpec.latest(), deadline);
+    Map<String, Failed> offsetFailures = new HashMap<>();
+    Map<String, CommittedOffsets> committedOffsets = committed(groups, deadline, offsetFailures);
 
     Map<String, GroupOffsets> result = new HashMap<>();
     Map<String, String> groupProblems = new HashMap<>();
     Set<TopicPartition> partitions = new HashSet<>();
     Set<TopicPartition> needStart = new HashSet<>();
+    Map<String, Integer> pairs = new HashMap<>();
     int silent = 0;
     for (String group : groups) {
-      Map<TopicPartition, OffsetAndMetadata> committed;
-      try {
-        committed = await(fetching.partitionsToOffsetAndMetadata(group), deadline);
-      } catch (Failed e) {
+      CommittedOffsets committed = committedOffsets.get(group);
+      if (committed == null) {
+        Failed e = offsetFailures.get(group);
         groupProblems.put(group, e.reason("offsets"));
         silent += e.timedOut() ? 1 : 0;
         continue;
@@ -121,7 +128,7 @@ public final class OffsetCollector {
                   m.assignment().topicPartitions()));
         }
       } catch (Failed e) {
-        if (committed.isEmpty()) {
+        if (committed.size() == 0) {
           groupProblems.put(group, e.reason("group"));
           silent += e.timedOut() ? 1 : 0;
           continue;
@@ -130,23 +137,23 @@ public final class OffsetCollector {
         state = e.notFound() ? "Empty" : "Unknown";
       }
       committed.forEach(
-          (tp, om) -> {
-            if (om != null) {
-              partitions.add(tp);
-            }
-          });
+          (topic, partition, offset) -> partitions.add(new TopicPartition(topic, partition)));
+      int owned = 0;
       for (Assignment a : assignments) {
         partitions.addAll(a.partitions());
+        owned += a.partitions().size();
         if (uncommittedFromEarliest) {
           for (TopicPartition tp : a.partitions()) {
-            if (committed.get(tp) == null) {
+            if (committed.offset(tp) < 0) {
               needStart.add(tp);
             }
           }
         }
       }
+      pairs.put(group, Math.max(committed.size(), owned));
       result.put(group, new GroupOffsets(group, state, members, committed, assignments));
     }
+    lastPairs = pairs;
     if (silent == groups.size()) {
       // Not one coordinator answered: that says nothing about the groups and everything about the
       // monitor's view of the cluster, so the tick fails and the figures go stale.
@@ -172,6 +179,53 @@ public final class OffsetCollector {
             ? Map.of()
             : listOffsets(needStart, OffsetSpec.earliest(), deadline, new HashMap<>());
     return new ClusterOffsets(result, ends, starts, groupProblems, partitionProblems);
+  }
+
+  /**
+   * The groups' committed offsets, asked for a few groups at a time (about {@link
+   * #PAIRS_PER_REQUEST} pairs by the last tick's counts) and each group's answer made compact
+   * before the next request: one request for all groups is answered with one response holding every
+   * pair, and at a million pairs that response and the Admin client's maps built from it were over
+   * 200 MB at once.
+   */
+  private Map<String, CommittedOffsets> committed(
+      Collection<String> groups, long deadline, Map<String, Failed> failures) {
+    Map<String, CommittedOffsets> committed = new HashMap<>();
+    List<String> chunk = new ArrayList<>();
+    int chunkPairs = 0;
+    for (String group : groups) {
+      int pairs = lastPairs.getOrDefault(group, UNKNOWN_GROUP_PAIRS);
+      if (!chunk.isEmpty() && chunkPairs + pairs > PAIRS_PER_REQUEST) {
+        fetchCommitted(chunk, deadline, committed, failures);
+        chunk.clear();
+        chunkPairs = 0;
+      }
+      chunk.add(group);
+      chunkPairs += pairs;
+    }
+    if (!chunk.isEmpty()) {
+      fetchCommitted(chunk, deadline, committed, failures);
+    }
+    return committed;
+  }
+
+  private void fetchCommitted(
+      List<String> groups,
+      long deadline,
+      Map<String, CommittedOffsets> committed,
+      Map<String, Failed> failures) {
+    Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+    groups.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec()));
+    ListConsumerGroupOffsetsResult fetching = admin.listConsumerGroupOffsets(specs);
+    for (String group : groups) {
+      try {
+        committed.put(
+            group,
+            CommittedOffsets.of(await(fetching.partitionsToOffsetAndMetadata(group), deadline)));
+      } catch (Failed e) {
+        failures.put(group, e);
+      }
+    }
   }
 
   /** The configured groups, plus those the cluster lists that the patterns pick. */
