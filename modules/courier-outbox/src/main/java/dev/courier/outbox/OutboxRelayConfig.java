@@ -33,6 +33,7 @@ public final class OutboxRelayConfig extends AbstractConfig {
   public static final String HEARTBEAT_MS = "outbox.heartbeat.interval.ms";
   public static final String INVALID_ROW_POLICY = "outbox.invalid.row.policy";
   public static final String MAX_BATCH = "outbox.max.batch.size";
+  public static final String MAX_QUEUE = "outbox.max.queue.size";
   public static final String DELIVERY_TIMEOUT_MS = "outbox.delivery.timeout.ms";
   public static final String POLL_INTERVAL_MS = "outbox.poll.interval.ms";
   public static final String DB_SSLMODE = "database.sslmode";
@@ -265,6 +266,16 @@ public final class OutboxRelayConfig extends AbstractConfig {
               Importance.LOW,
               "Most change events handed to the relay per batch.")
           .define(
+              MAX_QUEUE,
+              Type.INT,
+              8192,
+              Range.between(2, 1_000_000),
+              Importance.LOW,
+              "Most change events Debezium's streaming thread decodes ahead of the relay"
+                  + " (Debezium's max.queue.size; above "
+                  + MAX_BATCH
+                  + "): it goes on decoding while the relay waits for Kafka's acknowledgements.")
+          .define(
               LEADER_LEASE_MS,
               Type.LONG,
               10_000L,
@@ -324,6 +335,11 @@ public final class OutboxRelayConfig extends AbstractConfig {
           SHARD_INDEX,
           getInt(SHARD_INDEX),
           "must be below " + SHARD_COUNT + "=" + getInt(SHARD_COUNT));
+    }
+    if (getInt(MAX_QUEUE) <= getInt(MAX_BATCH)) {
+      // Debezium refuses it too, but only once the engine starts, after leadership is won.
+      throw new ConfigException(
+          MAX_QUEUE, getInt(MAX_QUEUE), "must be above " + MAX_BATCH + "=" + getInt(MAX_BATCH));
     }
     String mode = getString(DB_SSLMODE);
     if ((mode.equals("verify-ca") || mode.equals("verify-full"))

@@ -54,6 +54,20 @@ class OutboxRelayConfigTest {
   }
 
   @Test
+  void aQueueNoLargerThanABatchIsRefusedNamingTheKey() {
+    Map<String, String> settings = new HashMap<>(settings("shop"));
+    settings.put(OutboxRelayConfig.MAX_BATCH, "4096");
+    settings.put(OutboxRelayConfig.MAX_QUEUE, "4096");
+    assertThatThrownBy(() -> new OutboxRelayConfig(settings))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(OutboxRelayConfig.MAX_QUEUE)
+        .hasMessageContaining(OutboxRelayConfig.MAX_BATCH + "=4096");
+    settings.put(OutboxRelayConfig.MAX_QUEUE, "16384");
+    assertThat(new OutboxRelayConfig(settings).getInt(OutboxRelayConfig.MAX_QUEUE))
+        .isEqualTo(16384);
+  }
+
+  @Test
   void aShardIndexOutsideTheCountIsRefusedNamingTheKey() {
     Map<String, String> settings = new HashMap<>(settings("shop"));
     settings.put(OutboxRelayConfig.SHARD_COUNT, "2");

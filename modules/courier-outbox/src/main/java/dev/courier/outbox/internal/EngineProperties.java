@@ -64,6 +64,7 @@ public final class EngineProperties {
     p.setProperty("tombstones.on.delete", "false");
     p.setProperty("extended.headers.enabled", "false");
     p.setProperty("max.batch.size", String.valueOf(config.getInt(OutboxRelayConfig.MAX_BATCH)));
+    p.setProperty("max.queue.size", String.valueOf(config.getInt(OutboxRelayConfig.MAX_QUEUE)));
     // Debezium waits up to poll.interval.ms (500 ms by default) for a batch to fill; an outbox
     // wants each commit out quickly, and a full batch is handed over at once anyway.
     p.setProperty(
