@@ -169,10 +169,7 @@ final class DefaultLagMonitor implements LagMonitor {
 
   /** Marks the group's partitions (committed or owned) as referred to this tick. */
   private Owner[] refer(GroupOffsets g, GroupWindows w, int tick) {
-    g.committed()
-        .forEach(
-            (topic, partition, offset) ->
-                w.row(partitions.id(new TopicPartition(topic, partition), tick), tick, offset, -1));
+    g.committed().forEach((tp, offset) -> w.row(partitions.id(tp, tick), tick, offset, -1));
     Owner[] owners = new Owner[g.assignments().size()];
     for (int i = 0; i < owners.length; i++) {
       Assignment a = g.assignments().get(i);

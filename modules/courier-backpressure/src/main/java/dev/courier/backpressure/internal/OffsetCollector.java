@@ -136,8 +136,7 @@ public final class OffsetCollector {
         // Offsets without a describable group (e.g. set in advance by an operator): no members.
         state = e.notFound() ? "Empty" : "Unknown";
       }
-      committed.forEach(
-          (topic, partition, offset) -> partitions.add(new TopicPartition(topic, partition)));
+      committed.forEach((tp, offset) -> partitions.add(tp));
       int owned = 0;
       for (Assignment a : assignments) {
         partitions.addAll(a.partitions());
@@ -191,12 +190,15 @@ public final class OffsetCollector {
   private Map<String, CommittedOffsets> committed(
       Collection<String> groups, long deadline, Map<String, Failed> failures) {
     Map<String, CommittedOffsets> committed = new HashMap<>();
+    // One partition object per partition for the tick, however many groups commit on it: the
+    // groups' offsets and the tick's partition set share them, and nothing is allocated per pair.
+    Map<TopicPartition, TopicPartition> canonical = new HashMap<>();
     List<String> chunk = new ArrayList<>();
     int chunkPairs = 0;
     for (String group : groups) {
       int pairs = lastPairs.getOrDefault(group, UNKNOWN_GROUP_PAIRS);
       if (!chunk.isEmpty() && chunkPairs + pairs > PAIRS_PER_REQUEST) {
-        fetchCommitted(chunk, deadline, committed, failures);
+        fetchCommitted(chunk, deadline, canonical, committed, failures);
         chunk.clear();
         chunkPairs = 0;
       }
@@ -204,7 +206,7 @@ public final class OffsetCollector {
       chunkPairs += pairs;
     }
     if (!chunk.isEmpty()) {
-      fetchCommitted(chunk, deadline, committed, failures);
+      fetchCommitted(chunk, deadline, canonical, committed, failures);
     }
     return committed;
   }
@@ -212,6 +214,7 @@ public final class OffsetCollector {
   private void fetchCommitted(
       List<String> groups,
       long deadline,
+      Map<TopicPartition, TopicPartition> canonical,
       Map<String, CommittedOffsets> committed,
       Map<String, Failed> failures) {
     Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
@@ -221,7 +224,8 @@ public final class OffsetCollector {
       try {
         committed.put(
             group,
-            CommittedOffsets.of(await(fetching.partitionsToOffsetAndMetadata(group), deadline)));
+            CommittedOffsets.of(
+                await(fetching.partitionsToOffsetAndMetadata(group), deadline), canonical));
       } catch (Failed e) {
         failures.put(group, e);
       }

@@ -23,7 +23,7 @@ class CommittedOffsetsTest {
     admin.put(new TopicPartition("payments", 0), new OffsetAndMetadata(0));
     admin.put(new TopicPartition("never", 0), null);
 
-    CommittedOffsets committed = CommittedOffsets.of(admin);
+    CommittedOffsets committed = CommittedOffsets.of(admin, new HashMap<>());
 
     assertThat(committed.size()).isEqualTo(34 + 2);
     for (int p = 0; p < 100; p++) {
@@ -47,12 +47,32 @@ class CommittedOffsetsTest {
       admin.put(new TopicPartition("t", p), new OffsetAndMetadata(p * 10L));
     }
     List<String> seen = new ArrayList<>();
-    CommittedOffsets.of(admin)
-        .forEach((topic, p, offset) -> seen.add(topic + "-" + p + "@" + offset));
+    CommittedOffsets.of(admin, new HashMap<>())
+        .forEach((tp, offset) -> seen.add(tp.topic() + "-" + tp.partition() + "@" + offset));
 
     assertThat(seen)
         .containsExactly("t-0@0", "t-3@30", "t-5@50", "t-7@70", "t-12@120", "t-40000@400000");
-    assertThat(CommittedOffsets.of(Map.of()).size()).isZero();
+    assertThat(CommittedOffsets.of(Map.of(), new HashMap<>()).size()).isZero();
     assertThat(CommittedOffsets.NONE.offset(new TopicPartition("t", 0))).isEqualTo(-1);
+  }
+
+  /** Two groups on the same partitions share the tick's partition objects, one per partition. */
+  @Test
+  void groupsShareOnePartitionObjectPerPartition() {
+    Map<TopicPartition, TopicPartition> canonical = new HashMap<>();
+    CommittedOffsets billing =
+        CommittedOffsets.of(
+            Map.of(new TopicPartition("orders", 0), new OffsetAndMetadata(5)), canonical);
+    CommittedOffsets analytics =
+        CommittedOffsets.of(
+            Map.of(new TopicPartition("orders", 0), new OffsetAndMetadata(9)), canonical);
+    List<TopicPartition> seen = new ArrayList<>();
+    billing.forEach((tp, offset) -> seen.add(tp));
+    analytics.forEach((tp, offset) -> seen.add(tp));
+
+    assertThat(seen).hasSize(2);
+    assertThat(seen.get(0)).isSameAs(seen.get(1));
+    assertThat(analytics.offset(new TopicPartition("orders", 0))).isEqualTo(9);
+    assertThat(canonical).hasSize(1);
   }
 }
