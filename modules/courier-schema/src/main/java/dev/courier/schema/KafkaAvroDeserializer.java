@@ -2,6 +2,7 @@ package dev.courier.schema;
 
 import dev.courier.schema.AvroDeserializationException.Reason;
 import dev.courier.schema.internal.AvroData;
+import dev.courier.schema.internal.MessageDecoder;
 import dev.courier.schema.internal.WireFormat;
 import java.io.EOFException;
 import java.io.IOException;
@@ -14,9 +15,7 @@ import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.AvroTypeException;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DatumReader;
-import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -33,19 +32,26 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
   private boolean logicalTypeConverters;
   private final Schema pinnedReaderSchema;
 
-  /** The reader for a writer schema id: which reader applies is fixed per deserializer. */
-  private final Map<Integer, DatumReader<Object>> readersById = new ConcurrentHashMap<>();
+  /**
+   * How records of one writer schema are read: its reader, and whether an array's item count can be
+   * checked against the bytes left ({@link MessageDecoder#arrayItemsTakeBytes}).
+   */
+  private record Reading(DatumReader<Object> reader, boolean arrayItemsTakeBytes) {}
+
+  /** The reading for a writer schema id: which reader applies is fixed per deserializer. */
+  private final Map<Integer, Reading> readingsById = new ConcurrentHashMap<>();
 
   /**
-   * The reader of the last schema id read: a topic's records almost always share one, so the common
-   * case costs no map probe (and no boxing of the id). Immutable, so a racing thread sees a whole
-   * memo or the previous one.
+   * The reading of the last schema id read: a topic's records almost always share one, so the
+   * common case costs no map probe (and no boxing of the id). Immutable, so a racing thread sees a
+   * whole memo or the previous one.
    */
-  private record Last(int id, DatumReader<Object> reader) {}
+  private record Last(int id, Reading reading) {}
 
   private volatile Last last;
 
-  private static final ThreadLocal<BinaryDecoder> DECODER = new ThreadLocal<>();
+  private static final ThreadLocal<MessageDecoder> DECODER =
+      ThreadLocal.withInitial(MessageDecoder::new);
 
   /**
    * The thread that deserializes with this instance first (a consumer's poll thread, in practice
@@ -54,7 +60,7 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
    */
   private final AtomicReference<Thread> owner = new AtomicReference<>();
 
-  private BinaryDecoder ownerDecoder;
+  private final MessageDecoder ownerDecoder = new MessageDecoder();
 
   private record ReaderKey(Schema writer, Schema reader, Class<?> specificClass) {}
 
@@ -114,18 +120,22 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
     }
     int id = WireFormat.schemaId(data, offset);
     Last memo = last;
-    DatumReader<Object> reader;
+    Reading reading;
     if (memo != null && memo.id() == id) {
-      reader = memo.reader();
+      reading = memo.reading();
     } else {
-      reader =
-          readersById.computeIfAbsent(
-              id, k -> readerFor(readerKey(topic, id, writerSchema(topic, id))));
-      last = new Last(id, reader);
+      reading = readingsById.computeIfAbsent(id, k -> readingOf(topic, id));
+      last = new Last(id, reading);
     }
-    BinaryDecoder decoder = decoder(data, offset, length);
+    MessageDecoder decoder =
+        decoder()
+            .reset(
+                data,
+                offset + WireFormat.HEADER_SIZE,
+                length - WireFormat.HEADER_SIZE,
+                reading.arrayItemsTakeBytes());
     try {
-      return reader.read(null, decoder);
+      return reading.reader().read(null, decoder);
     } catch (EOFException | ArrayIndexOutOfBoundsException e) {
       throw new AvroDeserializationException(
           Reason.TRUNCATED,
@@ -146,27 +156,14 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
     }
   }
 
-  /** A decoder over the record's Avro bytes, after the 5-byte header, reused by each thread. */
-  private BinaryDecoder decoder(byte[] data, int offset, int length) {
+  /** The calling thread's decoder. */
+  private MessageDecoder decoder() {
     Thread current = Thread.currentThread();
     Thread first = owner.get();
     if (first == current || (first == null && owner.compareAndSet(null, current))) {
-      ownerDecoder = binaryDecoder(data, offset, length, ownerDecoder);
       return ownerDecoder;
     }
-    BinaryDecoder reuse = DECODER.get();
-    BinaryDecoder decoder = binaryDecoder(data, offset, length, reuse);
-    if (decoder != reuse) {
-      DECODER.set(decoder);
-    }
-    return decoder;
-  }
-
-  private static BinaryDecoder binaryDecoder(
-      byte[] data, int offset, int length, BinaryDecoder reuse) {
-    return DecoderFactory.get()
-        .binaryDecoder(
-            data, offset + WireFormat.HEADER_SIZE, length - WireFormat.HEADER_SIZE, reuse);
+    return DECODER.get();
   }
 
   @Override
@@ -201,6 +198,12 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
       Reason reason = e.retriable() ? Reason.REGISTRY_UNAVAILABLE : Reason.UNKNOWN_SCHEMA_ID;
       throw new AvroDeserializationException(reason, topic, id, e.getMessage(), e);
     }
+  }
+
+  private Reading readingOf(String topic, int id) {
+    Schema writer = writerSchema(topic, id);
+    return new Reading(
+        readerFor(readerKey(topic, id, writer)), MessageDecoder.arrayItemsTakeBytes(writer));
   }
 
   private ReaderKey readerKey(String topic, int id, Schema writer) {

@@ -1,8 +1,8 @@
 package dev.courier.schema;
 
 import dev.courier.schema.internal.AvroData;
-import dev.courier.schema.internal.ByteSink;
 import dev.courier.schema.internal.JavaProperties;
+import dev.courier.schema.internal.MessageEncoder;
 import dev.courier.schema.internal.RecordConverter;
 import dev.courier.schema.internal.WireFormat;
 import dev.courier.schema.subject.SubjectNameStrategy;
@@ -12,9 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericContainer;
 import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DatumWriter;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.errors.SerializationException;
@@ -37,13 +35,9 @@ public class KafkaAvroSerializer extends AvroSerdeSupport implements Serializer<
   private final Map<Schema, DatumWriter<Object>> specificWriters = new ConcurrentHashMap<>();
   private final Map<Schema, DatumWriter<Object>> genericWriters = new ConcurrentHashMap<>();
 
-  /** Per-thread output buffer and encoder: the producer may call from several threads. */
-  private static final ThreadLocal<Buffers> BUFFERS = ThreadLocal.withInitial(Buffers::new);
-
-  private static final class Buffers {
-    final ByteSink out = new ByteSink(512);
-    BinaryEncoder encoder;
-  }
+  /** Per-thread encoder: the producer may call from several threads. */
+  private static final ThreadLocal<MessageEncoder> ENCODER =
+      ThreadLocal.withInitial(MessageEncoder::new);
 
   /**
    * The last topic and schema written, with the schema actually written and its 5-byte header: most
@@ -151,20 +145,16 @@ public class KafkaAvroSerializer extends AvroSerdeSupport implements Serializer<
 
   private byte[] encode(
       byte[] header, DatumWriter<Object> writer, Schema schema, Object datum, String topic) {
-    Buffers buffers = BUFFERS.get();
-    ByteSink out = buffers.out;
-    out.reset();
-    out.write(header, 0, header.length);
-    buffers.encoder = EncoderFactory.get().binaryEncoder(out, buffers.encoder);
+    MessageEncoder encoder = ENCODER.get().reset();
+    encoder.writeFixed(header, 0, header.length);
     try {
-      writer.write(datum, buffers.encoder);
-      buffers.encoder.flush();
+      writer.write(datum, encoder);
     } catch (IOException | RuntimeException e) {
       throw new SerializationException(
           "cannot write " + schema.getFullName() + " for topic " + topic + ": " + e.getMessage(),
           e);
     }
-    return out.toByteArray();
+    return encoder.toByteArray();
   }
 
   private DatumWriter<Object> writerFor(Schema schema, Object datum) {

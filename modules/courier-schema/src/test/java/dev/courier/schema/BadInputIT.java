@@ -44,11 +44,12 @@ class BadInputIT {
     byte[] unknownId = good.clone();
     unknownId[1] = 0x7f;
     byte[] truncated = java.util.Arrays.copyOf(good, 9);
+    byte[] hostileLength = KafkaAvroDeserializerTest.declaringAHugeString(good);
 
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(
             kafka.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
-      for (byte[] value : List.of(wrongMagic, unknownId, truncated, good)) {
+      for (byte[] value : List.of(wrongMagic, unknownId, truncated, hostileLength, good)) {
         producer.send(new ProducerRecord<>(topic, value));
       }
       producer.flush();
@@ -83,12 +84,13 @@ class BadInputIT {
     }
 
     assertThat(values).containsExactly(WireFormatVectorTest.fixedCredit());
-    assertThat(failures).hasSize(3);
+    assertThat(failures).hasSize(4);
     assertFailure(failures.get(0), topic, 0, Reason.WRONG_MAGIC_BYTE, -1);
     assertFailure(
         failures.get(1), topic, 1, Reason.UNKNOWN_SCHEMA_ID, 0x7f000000 | (good[4] & 0xff));
     int id = java.nio.ByteBuffer.wrap(good, 1, 4).getInt();
     assertFailure(failures.get(2), topic, 2, Reason.TRUNCATED, id);
+    assertFailure(failures.get(3), topic, 3, Reason.TRUNCATED, id);
   }
 
   private static void assertFailure(

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.courier.schema.AvroDeserializationException.Reason;
 import dev.courier.schema.credit.CreditRequested;
 import dev.courier.schema.registry.LocalSchemaRegistry;
+import java.io.ByteArrayOutputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -197,6 +199,41 @@ class KafkaAvroDeserializerTest {
         .hasMessageContaining("(schema id " + id + ")")
         .hasMessageContaining(
             "the data ended before a complete dev.courier.schema.credit.CreditRequested was read");
+  }
+
+  /**
+   * A record of ten bytes that declares a 1.5 GB string: Avro's own decoder allocated the string
+   * before it found the bytes missing (an OutOfMemoryError in a 512 MiB consumer, on every
+   * restart). It is truncation, found before anything is allocated.
+   */
+  @Test
+  void aLengthBeyondTheRecordIsTruncationWithoutAllocatingIt() {
+    byte[] hostile = declaringAHugeString(good);
+    KafkaAvroDeserializer deserializer = deserializer(true);
+    deserializer.deserialize("credits", good);
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long before = threads.getCurrentThreadAllocatedBytes();
+
+    assertThatThrownBy(() -> deserializer.deserialize("credits", hostile))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.TRUNCATED))
+        .hasMessageContaining("the data ended before a complete");
+    assertThat(threads.getCurrentThreadAllocatedBytes() - before).isLessThan(1 << 20);
+  }
+
+  /** {@code good}'s header, then a string length of 1,500,000,000 and nothing after it. */
+  static byte[] declaringAHugeString(byte[] good) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.write(good, 0, 5);
+    long zigZag = 1_500_000_000L << 1;
+    while ((zigZag & ~0x7fL) != 0) {
+      out.write((int) (zigZag & 0x7f) | 0x80);
+      zigZag >>>= 7;
+    }
+    out.write((int) zigZag);
+    return out.toByteArray();
   }
 
   @Test
