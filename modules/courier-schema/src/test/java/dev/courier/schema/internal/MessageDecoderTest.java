@@ -187,11 +187,19 @@ class MessageDecoderTest {
   }
 
   /** The message read by Avro's BinaryDecoder and by this decoder, which must agree. */
+  /**
+   * The message read by Avro's BinaryDecoder and by this decoder, which must agree, through Avro's
+   * fast reader (its default) and through the resolving decoder it uses when that is switched off.
+   */
   private static Object readBoth(Schema writer, Schema reader, byte[] message) throws IOException {
     Object expected =
         reader(writer, reader).read(null, DecoderFactory.get().binaryDecoder(message, null));
     Object actual = read(writer, reader, message);
     assertThat(actual).isEqualTo(expected);
+    Object resolving =
+        new GenericDatumReader<>(writer, reader, new GenericData().setFastReaderEnabled(false))
+            .read(null, new MessageDecoder().reset(message, 0, message.length, false));
+    assertThat(resolving).isEqualTo(expected);
     return actual;
   }
 
