@@ -153,6 +153,8 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
     } catch (IOException | AvroRuntimeException e) {
       throw new AvroDeserializationException(
           Reason.TRUNCATED, topic, id, "malformed Avro data: " + e, e);
+    } finally {
+      decoder.clear();
     }
   }
 

@@ -8,6 +8,7 @@ import dev.courier.schema.credit.CreditRequested;
 import dev.courier.schema.registry.LocalSchemaRegistry;
 import java.io.ByteArrayOutputStream;
 import java.lang.management.ManagementFactory;
+import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -119,6 +120,26 @@ class KafkaAvroDeserializerTest {
    * One instance shared by threads (a consumer's thread owns a decoder of its own, the others
    * borrow theirs per thread): every record reads back whole, whichever thread reads it.
    */
+  /**
+   * The deserializer keeps its decoder between records; the batch a record was read from must not
+   * stay reachable through it (a fetch can be tens of MiB).
+   */
+  @Test
+  void keepsNoReferenceToTheBatchARecordWasReadFrom() {
+    KafkaAvroDeserializer deserializer = deserializer(true);
+    byte[] batch = new byte[1 << 20];
+    System.arraycopy(good, 0, batch, 100, good.length);
+    assertThat(deserializer.deserialize("credits", null, ByteBuffer.wrap(batch, 100, good.length)))
+        .isEqualTo(WireFormatVectorTest.fixedCredit());
+    WeakReference<byte[]> read = new WeakReference<>(batch);
+    batch = null;
+
+    for (int i = 0; i < 20 && read.get() != null; i++) {
+      System.gc();
+    }
+    assertThat(read.get()).isNull();
+  }
+
   @Test
   void threadsSharingOneDeserializerEachReadWholeRecords() throws Exception {
     KafkaAvroSerializer serializer = new KafkaAvroSerializer(client);

@@ -60,6 +60,17 @@ public final class MessageDecoder extends Decoder {
   }
 
   /**
+   * Forgets the message. A decoder outlives its message (a thread keeps one), and the message is
+   * usually a view into a fetched batch of up to {@code fetch.max.bytes}, which it must not keep
+   * alive until that thread's next record.
+   */
+  public void clear() {
+    buf = null;
+    pos = 0;
+    limit = 0;
+  }
+
+  /**
    * Whether every item of every array the schema can hold takes at least one byte, so that an array
    * block cannot hold more items than bytes remain. Items that encode in no bytes (null, a
    * zero-size fixed, a record of such fields) make a long array of them legitimately tiny.
