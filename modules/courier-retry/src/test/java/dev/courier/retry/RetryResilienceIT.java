@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.courier.core.CourierHeaders;
+import dev.courier.schema.AvroDeserializationException;
+import dev.courier.schema.KafkaAvroDeserializer;
+import dev.courier.schema.KafkaAvroSerializer;
+import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
@@ -14,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +30,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.generic.GenericRecordBuilder;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -90,6 +99,77 @@ class RetryResilienceIT {
             "op-5 header courier.deadline='\\xc3(': not UTF-8 text");
     assertThat(dead).allSatisfy(d -> assertThat(d.originalTopic()).isEqualTo(topic));
     assertThat(dead).extracting(DltRecord::originalOffset).containsExactly(1L, 2L, 3L, 4L);
+  }
+
+  /**
+   * A value Courier's Avro deserializer cannot read, here ten bytes that declare a 1.5 GB string,
+   * is the record's fault: parked in the DLT at once with the reason and its bytes as they came,
+   * and the record behind it is handled. The string is never allocated, so no worker runs out of
+   * heap.
+   */
+  @Test
+  void anAvroValueThatCannotBeReadGoesToTheDltAndTheRecordBehindItIsHandled(CourierInfra infra)
+      throws Exception {
+    String topic = topic(1);
+    Map<String, Object> serde = Map.of("schema.registry.url", infra.schemaRegistry().url());
+    Schema schema =
+        SchemaBuilder.record("Credit")
+            .namespace("dev.courier.retry.test")
+            .fields()
+            .requiredString("account")
+            .requiredLong("cents")
+            .endRecord();
+    GenericRecord credit =
+        new GenericRecordBuilder(schema).set("account", "acc-1").set("cents", 10L).build();
+    byte[] good;
+    try (KafkaAvroSerializer serializer = new KafkaAvroSerializer()) {
+      serializer.configure(serde, false);
+      good = serializer.serialize(topic, credit);
+    }
+    // The good record's header (magic byte and schema id), then a string length of 1.5e9.
+    byte[] hostile = Arrays.copyOf(good, 10);
+    long zigZag = 1_500_000_000L << 1;
+    for (int i = 5; i < 10; i++, zigZag >>>= 7) {
+      hostile[i] = (byte) (i < 9 ? (zigZag & 0x7f) | 0x80 : zigZag);
+    }
+    ProducerRecord<byte[], byte[]> bad = record(topic, 0, "op-1");
+    sendRaw(new ProducerRecord<>(topic, 0, bad.key(), hostile, bad.headers()));
+    ProducerRecord<byte[], byte[]> fine = record(topic, 0, "op-2");
+    sendRaw(new ProducerRecord<>(topic, 0, fine.key(), good, fine.headers()));
+
+    Map<String, GenericRecord> handled = new ConcurrentHashMap<>();
+    KafkaAvroDeserializer values = new KafkaAvroDeserializer();
+    values.configure(serde, false);
+    Map<String, Object> settings = new HashMap<>();
+    settings.put(RetryConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+    settings.put(RetryConfig.GROUP_ID, UniqueNames.group("res-avro"));
+    settings.put(RetryConfig.TOPIC, topic);
+    RetryingConsumer<String, Object> consumer =
+        RetryingConsumer.builder(settings, new StringDeserializer(), values)
+            .handler(
+                r ->
+                    handled.put(
+                        CourierHeaders.text(r.headers(), "id").orElseThrow(),
+                        (GenericRecord) r.value()))
+            .meterRegistry(new SimpleMeterRegistry())
+            .build();
+    RetryProgress p =
+        Running.until(consumer, x -> x.succeeded() >= 1 && x.deadLettered() >= 1, TIMEOUT);
+
+    assertThat(p.succeeded()).isEqualTo(1);
+    assertThat(handled).containsOnlyKeys("op-2");
+    assertThat(handled.get("op-2").get("cents")).isEqualTo(10L);
+    List<DltRecord> dead = replayer().list(topic + ".dlt", DltFilter.all());
+    assertThat(dead).hasSize(1);
+    DltRecord d = dead.get(0);
+    assertThat(d.reason()).isEqualTo("permanent");
+    assertThat(d.attempts()).isEqualTo(1);
+    assertThat(d.operationKey()).contains("op-1");
+    assertThat(d.originalTopic()).isEqualTo(topic);
+    assertThat(d.originalOffset()).isZero();
+    assertThat(d.value()).isEqualTo(hostile);
+    assertThat(d.exceptionClass()).isEqualTo(AvroDeserializationException.class.getName());
+    assertThat(d.message()).contains("TRUNCATED").contains("the data ended before a complete");
   }
 
   @Test
