@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -59,7 +60,16 @@ final class ReplayStep implements LabStep {
   public void run(Lab lab) throws Exception {
     lab.kafka().createTopic(TOPIC, 1);
     lab.kafka().createTopic(PROJECTION, 1, Map.of("cleanup.policy", "compact"));
+    // Undo files and the Streams state matter only within the step; left, every lab run kept one.
     Path work = Files.createTempDirectory("courier-lab-replay");
+    try {
+      run(lab, work);
+    } finally {
+      Utils.delete(work.toFile());
+    }
+  }
+
+  private static void run(Lab lab, Path work) throws Exception {
     OffsetResetter resetter =
         OffsetResetter.builder()
             .admin(lab.kafka().admin())

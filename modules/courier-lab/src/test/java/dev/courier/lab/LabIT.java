@@ -4,8 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.WorkerProcess;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,7 +20,8 @@ import org.junit.jupiter.api.Test;
 class LabIT {
 
   @Test
-  void everyStepPassesInOneGibibyte() {
+  void everyStepPassesInOneGibibyte() throws IOException {
+    Set<Path> workDirsBefore = replayWorkDirs();
     try (WorkerProcess lab =
         JvmWorker.of(CourierLab.class)
             .name("lab")
@@ -37,6 +43,16 @@ class LabIT {
           .contains("warnings of the clients and servers go to")
           .doesNotContain("Bootstrap metadata")
           .doesNotContain("QuorumController");
+    }
+    assertThat(replayWorkDirs())
+        .as("the replay step's undo files and Streams state go with the step")
+        .isSubsetOf(workDirsBefore);
+  }
+
+  private static Set<Path> replayWorkDirs() throws IOException {
+    try (Stream<Path> tmp = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+      return tmp.filter(p -> p.getFileName().toString().startsWith("courier-lab-replay"))
+          .collect(Collectors.toSet());
     }
   }
 

@@ -17,6 +17,11 @@ public class AvroDeserializationException extends SerializationException impleme
     WRONG_MAGIC_BYTE(true),
     /** Fewer bytes than the header, or than the writer schema needs. */
     TRUNCATED(true),
+    /**
+     * Bytes that are no encoding of the writer schema: a union branch or enum symbol the schema
+     * does not have, a negative length, a number longer than its type allows.
+     */
+    MALFORMED(true),
     /** The registry has no schema with the id in the header. */
     UNKNOWN_SCHEMA_ID(true),
     /** The reader schema cannot read what the writer schema wrote. */

@@ -136,12 +136,24 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
                 reading.arrayItemsTakeBytes());
     try {
       return reading.reader().read(null, decoder);
-    } catch (EOFException | ArrayIndexOutOfBoundsException e) {
+    } catch (EOFException e) {
       throw new AvroDeserializationException(
           Reason.TRUNCATED,
           topic,
           id,
           "the data ended before a complete " + writerSchema(topic, id).getFullName() + " was read",
+          e);
+    } catch (IndexOutOfBoundsException e) {
+      // MessageDecoder ends every short record in EOFException, so an index out of range is the
+      // data's: Avro's reader looks a union branch or an enum symbol up by the index it read.
+      throw new AvroDeserializationException(
+          Reason.MALFORMED,
+          topic,
+          id,
+          "a union branch or enum symbol index that writer schema "
+              + id
+              + " does not have: "
+              + e.getMessage(),
           e);
     } catch (AvroTypeException e) {
       throw new AvroDeserializationException(
@@ -152,7 +164,7 @@ public class KafkaAvroDeserializer extends AvroSerdeSupport implements Deseriali
           e);
     } catch (IOException | AvroRuntimeException e) {
       throw new AvroDeserializationException(
-          Reason.TRUNCATED, topic, id, "malformed Avro data: " + e, e);
+          Reason.MALFORMED, topic, id, "malformed Avro data: " + e, e);
     } finally {
       decoder.clear();
     }

@@ -8,6 +8,7 @@ import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.UniqueNames;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
 class BadInputIT {
 
   @Test
-  void eachBadRecordIsReportedWithItsCoordinatesAndSkipped(CourierInfra infra) {
+  void eachBadRecordIsReportedWithItsCoordinatesAndSkipped(CourierInfra infra) throws IOException {
     KafkaBroker kafka = infra.kafka();
     String url = infra.schemaRegistry().url();
     String topic = UniqueNames.topic("credits-bad");
@@ -45,11 +46,13 @@ class BadInputIT {
     unknownId[1] = 0x7f;
     byte[] truncated = java.util.Arrays.copyOf(good, 9);
     byte[] hostileLength = KafkaAvroDeserializerTest.declaringAHugeString(good);
+    byte[] noSuchBranch = KafkaAvroDeserializerTest.upToTheDeadline(good, e -> e.writeIndex(5));
 
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(
             kafka.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
-      for (byte[] value : List.of(wrongMagic, unknownId, truncated, hostileLength, good)) {
+      for (byte[] value :
+          List.of(wrongMagic, unknownId, truncated, hostileLength, noSuchBranch, good)) {
         producer.send(new ProducerRecord<>(topic, value));
       }
       producer.flush();
@@ -84,13 +87,14 @@ class BadInputIT {
     }
 
     assertThat(values).containsExactly(WireFormatVectorTest.fixedCredit());
-    assertThat(failures).hasSize(4);
+    assertThat(failures).hasSize(5);
     assertFailure(failures.get(0), topic, 0, Reason.WRONG_MAGIC_BYTE, -1);
     assertFailure(
         failures.get(1), topic, 1, Reason.UNKNOWN_SCHEMA_ID, 0x7f000000 | (good[4] & 0xff));
     int id = java.nio.ByteBuffer.wrap(good, 1, 4).getInt();
     assertFailure(failures.get(2), topic, 2, Reason.TRUNCATED, id);
     assertFailure(failures.get(3), topic, 3, Reason.TRUNCATED, id);
+    assertFailure(failures.get(4), topic, 4, Reason.MALFORMED, id);
   }
 
   private static void assertFailure(

@@ -7,6 +7,7 @@ import dev.courier.schema.AvroDeserializationException.Reason;
 import dev.courier.schema.credit.CreditRequested;
 import dev.courier.schema.registry.LocalSchemaRegistry;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
@@ -21,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -255,6 +258,76 @@ class KafkaAvroDeserializerTest {
     }
     out.write((int) zigZag);
     return out.toByteArray();
+  }
+
+  /**
+   * A union branch the writer schema does not have (CreditRequested's deadline is a union of two):
+   * refused as malformed, not as truncation, in both reading modes.
+   */
+  @Test
+  void aUnionBranchTheSchemaDoesNotHaveIsMalformed() throws IOException {
+    byte[] hostile = upToTheDeadline(good, e -> e.writeIndex(5));
+    for (boolean specific : new boolean[] {true, false}) {
+      assertThatThrownBy(() -> deserializer(specific).deserialize("credits", hostile))
+          .isInstanceOfSatisfying(
+              AvroDeserializationException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(Reason.MALFORMED);
+                assertThat(e.reason().permanent()).isTrue();
+                assertThat(e.schemaId()).isEqualTo(id);
+              })
+          .hasMessageContaining("a union branch or enum symbol index that writer schema " + id);
+    }
+  }
+
+  /** A number longer than ten bytes, and a negative string length: malformed, with Avro's words. */
+  @Test
+  void malformedNumbersAndNegativeLengthsAreMalformed() throws IOException {
+    byte[] endlessNumber =
+        upToTheDeadline(
+            good, e -> e.writeFixed(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1}));
+    byte[] negativeLength =
+        upToTheDeadline(
+            good,
+            e -> {
+              e.writeIndex(1);
+              e.writeLong(0);
+              e.writeIndex(1);
+              e.writeLong(-3);
+            });
+    assertThatThrownBy(() -> deserializer(false).deserialize("credits", endlessNumber))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.MALFORMED))
+        .hasMessageContaining("malformed Avro data")
+        .hasMessageContaining("Invalid");
+    assertThatThrownBy(() -> deserializer(true).deserialize("credits", negativeLength))
+        .isInstanceOfSatisfying(
+            AvroDeserializationException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.MALFORMED))
+        .hasMessageContaining("negative");
+  }
+
+  /**
+   * {@code good}'s header and a CreditRequested's fields before its deadline, then {@code rest}.
+   */
+  static byte[] upToTheDeadline(byte[] good, Rest rest) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.write(good, 0, 5);
+    BinaryEncoder e = EncoderFactory.get().directBinaryEncoder(out, null);
+    e.writeString("op-1");
+    e.writeString("acc-1");
+    e.writeBytes(new byte[] {1, 0});
+    e.writeString("EUR");
+    e.writeLong(0);
+    rest.write(e);
+    e.flush();
+    return out.toByteArray();
+  }
+
+  @FunctionalInterface
+  interface Rest {
+    void write(BinaryEncoder e) throws IOException;
   }
 
   @Test
