@@ -208,9 +208,15 @@ final class OutboxBaselines {
             }
             committer.markBatchFinished();
           },
-          () -> {
+          engine -> {
             writeEvents(db.dataSource(), events);
-            done.await(10, TimeUnit.MINUTES);
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            while (!done.await(100, TimeUnit.MILLISECONDS)) {
+              engine.check();
+              if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(seen.get() + " of " + events + " events in 10 min");
+              }
+            }
           });
     } finally {
       dropSlot(db, settings);
@@ -281,10 +287,11 @@ final class OutboxBaselines {
             }
             committer.markBatchFinished();
           },
-          () -> {
+          engine -> {
             writeEvents(db.dataSource(), events);
             long received = 0;
             while (received < events && failed.get() == null) {
+              engine.check();
               received += consumer.poll(Duration.ofMillis(100)).count();
             }
           });
@@ -296,7 +303,30 @@ final class OutboxBaselines {
   /** What a baseline does once its engine streams: the writes and the wait for the last event. */
   @FunctionalInterface
   interface Workload {
-    void run() throws Exception;
+    void run(Engine engine) throws Exception;
+  }
+
+  /**
+   * The engine as a workload waits on it: an engine that stopped on its own (its logs are off, as
+   * the relay's are) ends the wait at once with Debezium's own reason, not after a timeout.
+   */
+  static final class Engine implements DebeziumEngine.CompletionCallback {
+    private volatile String ended;
+
+    @Override
+    public void handle(boolean success, String message, Throwable error) {
+      ended = (success ? "" : "failed: ") + message + (error == null ? "" : ": " + error);
+    }
+
+    boolean ended() {
+      return ended != null;
+    }
+
+    void check() {
+      if (ended != null) {
+        throw new IllegalStateException("Debezium's engine stopped mid-run: " + ended);
+      }
+    }
   }
 
   /** How events are written: at full speed, 500 a transaction, or paced. */
@@ -355,9 +385,11 @@ final class OutboxBaselines {
       Workload workload)
       throws Exception {
     CountDownLatch streaming = new CountDownLatch(1);
+    Engine watch = new Engine();
     DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
             .using(props)
+            .using(watch)
             .using(
                 new DebeziumEngine.ConnectorCallback() {
                   @Override
@@ -371,13 +403,16 @@ final class OutboxBaselines {
     try {
       runner.submit(engine);
       if (!streaming.await(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+        watch.check();
         throw new IllegalStateException("the engine did not start streaming in " + START_TIMEOUT);
       }
       long started = System.nanoTime();
-      workload.run();
+      workload.run(watch);
       return (System.nanoTime() - started) / 1e9;
     } finally {
-      engine.close();
+      if (!watch.ended()) {
+        engine.close();
+      }
       runner.shutdown();
       runner.awaitTermination(60, TimeUnit.SECONDS);
     }

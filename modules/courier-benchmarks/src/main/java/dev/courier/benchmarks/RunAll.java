@@ -3,7 +3,9 @@ package dev.courier.benchmarks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Every benchmark in one run, each against its baselines, then one summary of all tables in {@code
@@ -30,29 +32,89 @@ public final class RunAll {
 
   public static void main(String[] args) throws Exception {
     boolean smoke = args.length > 0 && args[0].equals("smoke");
-    SerdeReport.run(Path.of("target", "benchmarks"), smoke, smoke ? 1 : 3);
-    OutboxPipelineBenchmark.main(
-        smoke ? new String[] {"300", "1", "1"} : new String[] {"100000", "10", "5"});
-    RelayFaultRun.main(smoke ? new String[] {"1", "6", "50"} : new String[] {"1", "120", "200"});
-    IdempotencyPipelineBenchmark.main(
-        smoke ? new String[] {"300", "1"} : new String[] {"300000", "5"});
-    RetryLadderBenchmark.main(
-        smoke ? new String[] {"200", "1", "200", "1"} : new String[] {"100000", "5", "2000", "10"});
-    WorkerGroupFaultRun.main(
-        smoke ? new String[] {"1", "5", "20"} : new String[] {"1", "120", "40"});
-    BackpressureMonitorBenchmark.main(
-        smoke
-            ? new String[] {"10", "10", "2"}
-            : new String[] {"10,100,1000,10000", "10,100", "25"});
-    LabHeapBenchmark.main(smoke ? new String[] {"--step", "2"} : new String[0]);
+    Path dir = Path.of("target", "benchmarks");
+    Map<String, Exception> failed = new LinkedHashMap<>();
+    // One harness that fails (an engine that stopped, a broker that froze) is reported in the
+    // summary with its reason; the others still run, so a long run is not lost to one of them.
+    Step.run(failed, "serde", () -> SerdeReport.run(dir, smoke, smoke ? 1 : 3));
+    Step.run(
+        failed,
+        "outbox",
+        () ->
+            OutboxPipelineBenchmark.main(
+                smoke ? new String[] {"300", "1", "1"} : new String[] {"100000", "10", "5"}));
+    Step.run(
+        failed,
+        "relay-faults",
+        () ->
+            RelayFaultRun.main(
+                smoke ? new String[] {"1", "6", "50"} : new String[] {"1", "120", "200"}));
+    Step.run(
+        failed,
+        "idempotency",
+        () ->
+            IdempotencyPipelineBenchmark.main(
+                smoke ? new String[] {"300", "1"} : new String[] {"300000", "5"}));
+    Step.run(
+        failed,
+        "retry",
+        () ->
+            RetryLadderBenchmark.main(
+                smoke
+                    ? new String[] {"200", "1", "200", "1"}
+                    : new String[] {"100000", "5", "2000", "10"}));
+    Step.run(
+        failed,
+        "faults",
+        () ->
+            WorkerGroupFaultRun.main(
+                smoke ? new String[] {"1", "5", "20"} : new String[] {"1", "120", "40"}));
+    Step.run(
+        failed,
+        "backpressure",
+        () ->
+            BackpressureMonitorBenchmark.main(
+                smoke
+                    ? new String[] {"10", "10", "2"}
+                    : new String[] {"10,100,1000,10000", "10,100", "25"}));
+    Step.run(
+        failed,
+        "lab",
+        () -> LabHeapBenchmark.main(smoke ? new String[] {"--step", "2"} : new String[0]));
     if (!smoke) {
       // Processes of their own and minutes of load: a full run's part only.
-      OutboxProductionRun.main(new String[] {"2000,3000,4000,5000,6000,7000", "60", "100000", "3"});
+      Step.run(
+          failed,
+          "outbox-production",
+          () ->
+              OutboxProductionRun.main(
+                  new String[] {"2000,3000,4000,5000,6000,7000", "60", "100000", "3"}));
     }
-    writeSummary(Path.of("target", "benchmarks"), smoke);
+    writeSummary(dir, smoke, failed);
+    if (!failed.isEmpty()) {
+      throw new IllegalStateException(
+          "benchmarks failed: " + failed.keySet(), failed.values().iterator().next());
+    }
   }
 
-  private static void writeSummary(Path dir, boolean smoke) throws IOException {
+  /** One harness of the run. */
+  @FunctionalInterface
+  private interface Step {
+    void run() throws Exception;
+
+    static void run(Map<String, Exception> failed, String name, Step step) {
+      try {
+        step.run();
+      } catch (Exception e) {
+        System.err.println("benchmark " + name + " failed:");
+        e.printStackTrace();
+        failed.put(name, e);
+      }
+    }
+  }
+
+  private static void writeSummary(Path dir, boolean smoke, Map<String, Exception> failed)
+      throws IOException {
     StringBuilder out =
         new StringBuilder(
             "# Courier benchmarks"
@@ -64,8 +126,11 @@ public final class RunAll {
     }
     for (String name : reports) {
       Path md = dir.resolve(name + ".md");
-      out.append(Files.exists(md) ? Files.readString(md) : "# " + name + "\n\nmissing\n")
-          .append('\n');
+      String report =
+          failed.containsKey(name)
+              ? "# " + name + "\n\nFAILED: " + failed.get(name) + "\n"
+              : Files.exists(md) ? Files.readString(md) : "# " + name + "\n\nmissing\n";
+      out.append(report).append('\n');
     }
     Files.writeString(dir.resolve("summary.md"), out.toString());
   }
