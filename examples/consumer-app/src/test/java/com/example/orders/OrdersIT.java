@@ -58,7 +58,7 @@ class OrdersIT {
 
       Map<String, Object> workerSettings = new HashMap<>();
       workerSettings.put("bootstrap.servers", kafka.bootstrapServers());
-      workerSettings.put("group.id", UniqueNames.group("billing"));
+      workerSettings.put("retry.group.id", UniqueNames.group("billing"));
       workerSettings.put("retry.topic", topic);
       workerSettings.put("retry.max.attempts", 3);
       workerSettings.put("retry.backoff.type", "fixed");

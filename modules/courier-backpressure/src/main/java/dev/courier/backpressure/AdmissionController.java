@@ -129,7 +129,7 @@ public interface AdmissionController {
       return this;
     }
 
-    public Builder registry(MeterRegistry registry) {
+    public Builder meterRegistry(MeterRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
       return this;
     }

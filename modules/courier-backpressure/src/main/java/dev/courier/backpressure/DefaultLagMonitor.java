@@ -8,6 +8,7 @@ import dev.courier.backpressure.internal.ClusterOffsets.Owner;
 import dev.courier.backpressure.internal.GroupRows;
 import dev.courier.backpressure.internal.GroupWindows;
 import dev.courier.backpressure.internal.MetricSums;
+import dev.courier.backpressure.internal.MonitorMetrics;
 import dev.courier.backpressure.internal.OffsetCollector;
 import dev.courier.backpressure.internal.OldestRecordReader;
 import dev.courier.backpressure.internal.PairFigures;

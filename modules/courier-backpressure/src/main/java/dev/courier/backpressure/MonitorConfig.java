@@ -20,14 +20,14 @@ public final class MonitorConfig extends AbstractConfig {
   public static final String BOOTSTRAP_SERVERS = ClientSettings.BOOTSTRAP_SERVERS;
   public static final String GROUPS = "monitor.groups";
   public static final String GROUPS_PATTERN = "monitor.groups.pattern";
-  public static final String GROUPS_EXCLUDE = "monitor.groups.exclude.pattern";
+  public static final String GROUPS_EXCLUDE_PATTERN = "monitor.groups.exclude.pattern";
   public static final String STALE_AFTER_MS = "monitor.stale.after.ms";
-  public static final String TICK_MS = "monitor.tick.interval.ms";
+  public static final String TICK_INTERVAL_MS = "monitor.tick.interval.ms";
   public static final String WINDOW_MS = "monitor.window.ms";
-  public static final String AGE_MODE = "monitor.oldest.age.mode";
-  public static final String AGE_READ_TIMEOUT_MS = "monitor.oldest.age.read.timeout.ms";
-  public static final String AGE_CACHE_MS = "monitor.oldest.age.cache.ms";
-  public static final String UNCOMMITTED_RESET = "monitor.uncommitted.offset.reset";
+  public static final String OLDEST_AGE_MODE = "monitor.oldest.age.mode";
+  public static final String OLDEST_AGE_READ_TIMEOUT_MS = "monitor.oldest.age.read.timeout.ms";
+  public static final String OLDEST_AGE_CACHE_MS = "monitor.oldest.age.cache.ms";
+  public static final String UNCOMMITTED_OFFSET_RESET = "monitor.uncommitted.offset.reset";
   public static final String HTTP_PORT = "monitor.http.port";
   public static final String PARTITION_METERS = "monitor.partition.meters";
 
@@ -51,7 +51,7 @@ public final class MonitorConfig extends AbstractConfig {
                   + " groups appear without a restart and deleted ones go. Empty with"
                   + " monitor.groups empty watches every group.")
           .define(
-              GROUPS_EXCLUDE,
+              GROUPS_EXCLUDE_PATTERN,
               Type.STRING,
               "",
               MonitorConfig::regex,
@@ -67,7 +67,7 @@ public final class MonitorConfig extends AbstractConfig {
                   + " the reason, and admission control treats the groups as unknown. Must span"
                   + " at least two ticks.")
           .define(
-              TICK_MS,
+              TICK_INTERVAL_MS,
               Type.LONG,
               5_000L,
               Range.atLeast(100),
@@ -83,7 +83,7 @@ public final class MonitorConfig extends AbstractConfig {
                   + " has not moved for longer is STOP (no owner) or STALL (owned). Must span at"
                   + " least two ticks.")
           .define(
-              AGE_MODE,
+              OLDEST_AGE_MODE,
               Type.STRING,
               AgeMode.EXACT.value(),
               Choice.validator(AgeMode.class),
@@ -93,7 +93,7 @@ public final class MonitorConfig extends AbstractConfig {
                   + " interpolates between sampled (log-end offset, time) points like"
                   + " kafka-lag-exporter, for very large fleets, and labels the figure an estimate.")
           .define(
-              AGE_READ_TIMEOUT_MS,
+              OLDEST_AGE_READ_TIMEOUT_MS,
               Type.LONG,
               2_000L,
               Range.atLeast(10),
@@ -101,7 +101,7 @@ public final class MonitorConfig extends AbstractConfig {
               "Longest a tick waits for the records at the committed offsets; partitions not read"
                   + " in time keep their previous age and are logged.")
           .define(
-              AGE_CACHE_MS,
+              OLDEST_AGE_CACHE_MS,
               Type.LONG,
               30_000L,
               Range.atLeast(0),
@@ -111,7 +111,7 @@ public final class MonitorConfig extends AbstractConfig {
                   + " record: the age follows the next available record within this time (0 reads"
                   + " every tick).")
           .define(
-              UNCOMMITTED_RESET,
+              UNCOMMITTED_OFFSET_RESET,
               Type.STRING,
               UncommittedOffsetReset.LATEST.value(),
               Choice.validator(UncommittedOffsetReset.class),
@@ -145,13 +145,21 @@ public final class MonitorConfig extends AbstractConfig {
       throw new ConfigException(
           STALE_AFTER_MS,
           getLong(STALE_AFTER_MS),
-          "must span at least two ticks (" + TICK_MS + "=" + getLong(TICK_MS) + ")");
+          "must span at least two ticks ("
+              + TICK_INTERVAL_MS
+              + "="
+              + getLong(TICK_INTERVAL_MS)
+              + ")");
     }
     if (window().compareTo(tickInterval().multipliedBy(2)) < 0) {
       throw new ConfigException(
           WINDOW_MS,
           getLong(WINDOW_MS),
-          "must span at least two ticks (" + TICK_MS + "=" + getLong(TICK_MS) + ")");
+          "must span at least two ticks ("
+              + TICK_INTERVAL_MS
+              + "="
+              + getLong(TICK_INTERVAL_MS)
+              + ")");
     }
   }
 
@@ -188,12 +196,12 @@ public final class MonitorConfig extends AbstractConfig {
   }
 
   public Pattern excludePattern() {
-    String regex = getString(GROUPS_EXCLUDE);
+    String regex = getString(GROUPS_EXCLUDE_PATTERN);
     return regex.isEmpty() ? null : Pattern.compile(regex);
   }
 
   public Duration tickInterval() {
-    return Duration.ofMillis(getLong(TICK_MS));
+    return Duration.ofMillis(getLong(TICK_INTERVAL_MS));
   }
 
   public Duration window() {
@@ -201,7 +209,7 @@ public final class MonitorConfig extends AbstractConfig {
   }
 
   public AgeMode ageMode() {
-    return Choice.of(AgeMode.class, getString(AGE_MODE));
+    return Choice.of(AgeMode.class, getString(OLDEST_AGE_MODE));
   }
 
   public boolean estimateAge() {
@@ -209,15 +217,15 @@ public final class MonitorConfig extends AbstractConfig {
   }
 
   public Duration ageReadTimeout() {
-    return Duration.ofMillis(getLong(AGE_READ_TIMEOUT_MS));
+    return Duration.ofMillis(getLong(OLDEST_AGE_READ_TIMEOUT_MS));
   }
 
   public Duration ageCacheTtl() {
-    return Duration.ofMillis(getLong(AGE_CACHE_MS));
+    return Duration.ofMillis(getLong(OLDEST_AGE_CACHE_MS));
   }
 
   public UncommittedOffsetReset uncommittedOffsetReset() {
-    return Choice.of(UncommittedOffsetReset.class, getString(UNCOMMITTED_RESET));
+    return Choice.of(UncommittedOffsetReset.class, getString(UNCOMMITTED_OFFSET_RESET));
   }
 
   public boolean uncommittedFromEarliest() {

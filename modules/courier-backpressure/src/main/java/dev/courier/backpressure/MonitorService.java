@@ -1,9 +1,9 @@
 package dev.courier.backpressure;
 
 import dev.courier.backpressure.internal.LagJson;
-import dev.courier.core.HttpEndpoints;
-import dev.courier.core.HttpEndpoints.Response;
 import dev.courier.core.ServiceHealth;
+import dev.courier.core.internal.HttpEndpoints;
+import dev.courier.core.internal.HttpEndpoints.Response;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

@@ -1,5 +1,6 @@
 package dev.courier.backpressure;
 
+import dev.courier.backpressure.internal.MonitorMetrics;
 import java.io.IOException;
 import java.io.Writer;
 
@@ -14,40 +15,32 @@ final class PartitionExposition {
 
   /** Writes the series to {@code out}, row by row: at 100,000 pairs a single String is 40 MB. */
   static void write(LagSnapshot snapshot, String method, Writer out) throws IOException {
-    family(out, "courier_consumergroup_group_lag", "Log-end minus committed offset.");
+    family(out, "courier_monitor_group_lag", MonitorMetrics.PARTITION_HELP[0]);
     for (GroupLag g : snapshot.groups().values()) {
       for (PartitionLag p : g.partitions()) {
         if (p.known()) {
-          line(out, "courier_consumergroup_group_lag", p, null, p.lag());
+          line(out, "courier_monitor_group_lag", p, null, p.lag());
         }
       }
     }
-    family(out, "courier_consumergroup_group_lag_seconds", "Age of the oldest unconsumed record.");
+    family(out, "courier_monitor_group_lag_seconds", MonitorMetrics.PARTITION_HELP[1]);
     for (GroupLag g : snapshot.groups().values()) {
       for (PartitionLag p : g.partitions()) {
         if (p.known()) {
-          line(
-              out,
-              "courier_consumergroup_group_lag_seconds",
-              p,
-              method,
-              p.oldestAge().toNanos() / 1e9);
+          line(out, "courier_monitor_group_lag_seconds", p, method, p.oldestAge().toNanos() / 1e9);
         }
       }
     }
-    family(out, "courier_consumergroup_group_offset", "Committed offset (-1: none).");
+    family(out, "courier_monitor_group_offset", MonitorMetrics.PARTITION_HELP[2]);
     for (GroupLag g : snapshot.groups().values()) {
       for (PartitionLag p : g.partitions()) {
-        line(out, "courier_consumergroup_group_offset", p, null, p.committedOffset());
+        line(out, "courier_monitor_group_offset", p, null, p.committedOffset());
       }
     }
-    family(
-        out,
-        "courier_consumergroup_group_status",
-        "0 OK, 1 WARN, 2 ERR, 3 STOP, 4 STALL, 5 REWIND, 6 UNKNOWN (no figures).");
+    family(out, "courier_monitor_group_status", MonitorMetrics.PARTITION_HELP[3]);
     for (GroupLag g : snapshot.groups().values()) {
       for (PartitionLag p : g.partitions()) {
-        line(out, "courier_consumergroup_group_status", p, null, p.verdict().status().code());
+        line(out, "courier_monitor_group_status", p, null, p.verdict().status().code());
       }
     }
   }

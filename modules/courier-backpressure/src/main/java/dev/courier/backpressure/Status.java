@@ -2,7 +2,7 @@ package dev.courier.backpressure;
 
 /**
  * Health of a consumer group or partition over the evaluation window, with Burrow's names. {@link
- * #code()} is the value of the {@code courier_consumergroup_status} gauge.
+ * #code()} is the value of the {@code courier_monitor_status} gauge.
  */
 public enum Status {
   /** Caught up at some point in the window, or lag not growing. */

@@ -38,7 +38,8 @@ class AdmissionControllerTest {
 
   @Test
   void boundsUnitsInFlightUntilTheyAreClosed() {
-    AdmissionController c = AdmissionController.builder().maxInFlight(2).registry(registry).build();
+    AdmissionController c =
+        AdmissionController.builder().maxInFlight(2).meterRegistry(registry).build();
     Admission a = c.tryAdmit(Work.ofBytes(1));
     Admission b = c.tryAdmit(Work.ofBytes(1));
     Admission refused = c.tryAdmit(Work.ofBytes(1));
@@ -126,7 +127,7 @@ class AdmissionControllerTest {
             .watch(signals, "billing")
             .maxLagGrowthRate(1)
             .clock(clock)
-            .registry(registry)
+            .meterRegistry(registry)
             .build();
     var closed =
         AdmissionController.builder()

@@ -2,6 +2,7 @@ package dev.courier.backpressure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.courier.backpressure.internal.MonitorMetrics;
 import dev.courier.testkit.DeployChecks;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -63,7 +64,7 @@ class DeployArtifactsTest {
                 GroupLag.of("billing", "Stable", 1, List.of(p), java.time.Instant.EPOCH)),
             List.of(new LogEnd("orders", 0, 9, 1))));
     metrics.failedTick();
-    AdmissionController.builder().registry(registry).build().tryAdmit(Work.ofBytes(1));
+    AdmissionController.builder().meterRegistry(registry).build().tryAdmit(Work.ofBytes(1));
     return DeployChecks.seriesIn(registry.scrape());
   }
 }

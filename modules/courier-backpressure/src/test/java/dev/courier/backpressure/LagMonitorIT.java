@@ -149,7 +149,7 @@ class LagMonitorIT {
             end -> end == 12);
     String group = UniqueNames.group("age");
     try (LagMonitor monitor =
-        monitor(kafka, List.of(group), Map.of(MonitorConfig.AGE_CACHE_MS, "0"))) {
+        monitor(kafka, List.of(group), Map.of(MonitorConfig.OLDEST_AGE_CACHE_MS, "0"))) {
       commit(kafka.admin(), group, Map.of(tp, 4L));
       LagSnapshot s = monitor.tick();
       PartitionLag p = s.group(group).orElseThrow().partitions().get(0);
@@ -200,7 +200,7 @@ class LagMonitorIT {
         monitor(
             kafka,
             List.of(group),
-            Map.of(MonitorConfig.TICK_MS, "200", MonitorConfig.WINDOW_MS, "2000"))) {
+            Map.of(MonitorConfig.TICK_INTERVAL_MS, "200", MonitorConfig.WINDOW_MS, "2000"))) {
       assertThat(monitor.tick().group(group).orElseThrow().verdict().status()).isEqualTo(Status.OK);
       produce(kafka, topic, 1, 3, Instant.now().minusSeconds(30));
       GroupLag stopped =
@@ -231,7 +231,7 @@ class LagMonitorIT {
     Map<String, Object> settings = new HashMap<>(extra);
     settings.put(MonitorConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
     settings.put(MonitorConfig.GROUPS, String.join(",", groups));
-    settings.putIfAbsent(MonitorConfig.TICK_MS, "500");
+    settings.putIfAbsent(MonitorConfig.TICK_INTERVAL_MS, "500");
     settings.putIfAbsent(MonitorConfig.WINDOW_MS, "5000");
     return LagMonitor.create(
         new MonitorConfig(settings), new SimpleMeterRegistry(), Clock.systemUTC());

@@ -167,7 +167,7 @@ class MonitorIsolationIT {
             Map.of(
                 MonitorConfig.GROUPS_PATTERN,
                 prefix + "-.*",
-                MonitorConfig.GROUPS_EXCLUDE,
+                MonitorConfig.GROUPS_EXCLUDE_PATTERN,
                 ".*-excluded"))) {
       assertThat(monitor.tick().groups().keySet()).containsExactly(prefix + "-a");
       LagMonitorIT.commit(kafka.admin(), prefix + "-b", Map.of(new TopicPartition(topic, 0), 2L));
@@ -183,7 +183,7 @@ class MonitorIsolationIT {
   private static LagMonitor monitor(KafkaBroker kafka, Map<String, String> extra) {
     Map<String, Object> settings = new HashMap<>(extra);
     settings.put(MonitorConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-    settings.put(MonitorConfig.TICK_MS, "200");
+    settings.put(MonitorConfig.TICK_INTERVAL_MS, "200");
     settings.put(MonitorConfig.WINDOW_MS, "2000");
     return LagMonitor.create(
         new MonitorConfig(settings), new SimpleMeterRegistry(), Clock.systemUTC());

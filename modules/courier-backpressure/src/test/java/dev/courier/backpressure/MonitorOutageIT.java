@@ -48,7 +48,7 @@ class MonitorOutageIT {
       Map<String, Object> settings = new HashMap<>();
       settings.put(MonitorConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
       settings.put(MonitorConfig.GROUPS, group);
-      settings.put(MonitorConfig.TICK_MS, "300");
+      settings.put(MonitorConfig.TICK_INTERVAL_MS, "300");
       settings.put(MonitorConfig.WINDOW_MS, "3000");
       settings.put(MonitorConfig.STALE_AFTER_MS, "2000");
       settings.put(MonitorConfig.HTTP_PORT, "0");
@@ -125,7 +125,7 @@ class MonitorOutageIT {
       Map<String, Object> settings = new HashMap<>();
       settings.put(MonitorConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
       settings.put(MonitorConfig.GROUPS, group);
-      settings.put(MonitorConfig.TICK_MS, "1000");
+      settings.put(MonitorConfig.TICK_INTERVAL_MS, "1000");
       settings.put(MonitorConfig.WINDOW_MS, "5000");
       try (LagMonitor monitor =
           LagMonitor.create(

@@ -38,8 +38,8 @@ class MonitorServiceIT {
         new MonitorConfig(
             Map.of(
                 MonitorConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers(),
-                MonitorConfig.GROUPS_EXCLUDE, "^(?!" + group + "$).*",
-                MonitorConfig.TICK_MS, "200",
+                MonitorConfig.GROUPS_EXCLUDE_PATTERN, "^(?!" + group + "$).*",
+                MonitorConfig.TICK_INTERVAL_MS, "200",
                 MonitorConfig.WINDOW_MS, "2000",
                 MonitorConfig.HTTP_PORT, "0"));
     try (MonitorService service = MonitorService.create(config, Clock.systemUTC())) {
@@ -79,12 +79,12 @@ class MonitorServiceIT {
       String metrics = get(base + "/metrics").body();
       String labels = "group=\"" + group + "\",partition=\"1\",topic=\"" + topic + "\"";
       assertThat(metrics)
-          .contains("courier_consumergroup_group_lag{" + labels + "} 4.0")
+          .contains("courier_monitor_group_lag{" + labels + "} 4.0")
           .contains(
-              "courier_consumergroup_group_lag_seconds{"
+              "courier_monitor_group_lag_seconds{"
                   + labels.replace(",partition", ",method=\"exact\",partition"))
-          .contains("courier_consumergroup_group_sum_lag{group=\"" + group + "\"} 4.0")
-          .contains("courier_consumergroup_status{group=\"" + group + "\"}")
+          .contains("courier_monitor_group_sum_lag{group=\"" + group + "\"} 4.0")
+          .contains("courier_monitor_status{group=\"" + group + "\"}")
           .contains("courier_monitor_tick_seconds_count")
           .contains("courier_monitor_admin_requests");
 
@@ -122,7 +122,7 @@ class MonitorServiceIT {
             Map.of(
                 MonitorConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers(),
                 MonitorConfig.GROUPS, group,
-                MonitorConfig.TICK_MS, "300",
+                MonitorConfig.TICK_INTERVAL_MS, "300",
                 MonitorConfig.WINDOW_MS, "3000",
                 MonitorConfig.HTTP_PORT, "0"));
     try (MonitorService a = MonitorService.create(config, Clock.systemUTC());

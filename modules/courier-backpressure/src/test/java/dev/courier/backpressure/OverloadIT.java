@@ -50,7 +50,7 @@ class OverloadIT {
             LagMonitorIT.monitor(
                 kafka,
                 List.of(group),
-                Map.of(MonitorConfig.TICK_MS, "1000", MonitorConfig.WINDOW_MS, "8000"))) {
+                Map.of(MonitorConfig.TICK_INTERVAL_MS, "1000", MonitorConfig.WINDOW_MS, "8000"))) {
       // 3 records every 25 ms: 120/s.
       load.scheduleAtFixedRate(
           () -> {

@@ -131,7 +131,7 @@ public final class BackpressureMonitorBenchmark {
     Map<String, Object> settings = new HashMap<>();
     settings.put(MonitorConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
     settings.put(MonitorConfig.GROUPS, String.join(",", groups));
-    settings.put(MonitorConfig.AGE_READ_TIMEOUT_MS, "60000");
+    settings.put(MonitorConfig.OLDEST_AGE_READ_TIMEOUT_MS, "60000");
     settings.put(MonitorConfig.PARTITION_METERS, "false");
     RawTick raw = new RawTick(kafka.admin(), partitions, groups);
     raw.run(); // warms the admin client's metadata, as the monitor's first tick does its own

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.courier.core.CourierHeaders;
 import dev.courier.idempotency.IdempotentConsumer;
+import dev.courier.idempotency.IdempotentConsumerConfig;
 import dev.courier.idempotency.IdempotentHandler;
 import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.InfraSettings;
@@ -218,6 +219,17 @@ public final class IdempotencyPipelineBenchmark {
     return config;
   }
 
+  /** The same consumer settings as {@link #config}, in Courier's form. */
+  private static Map<String, Object> courierConfig(KafkaBroker kafka, String group) {
+    Map<String, Object> config = kafka.clientSettings();
+    config.put(IdempotentConsumerConfig.GROUP_ID, group);
+    config.put("kafka." + ConsumerConfig.MAX_POLL_RECORDS_CONFIG, BATCH);
+    config.put(
+        "kafka." + ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
+        kafka.consumerConfig(group).get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG));
+    return config;
+  }
+
   /** A consume-and-commit loop; each slice a new consumer of the run's group. */
   private static final class RawConsume implements Sliced {
     private final KafkaBroker kafka;
@@ -326,7 +338,9 @@ public final class IdempotencyPipelineBenchmark {
               .build();
       IdempotentConsumer<byte[], byte[]> consumer =
           IdempotentConsumer.builder(
-                  config(kafka, group), new ByteArrayDeserializer(), new ByteArrayDeserializer())
+                  courierConfig(kafka, group),
+                  new ByteArrayDeserializer(),
+                  new ByteArrayDeserializer())
               .topics(List.of(topic))
               .handler(handler)
               .batchMode(batch)

@@ -448,7 +448,10 @@ final class OutboxBaselines {
   }
 
   static void dropSlot(TestDatabase db, Map<String, String> settings) throws Exception {
-    dropSlot(db, settings.get(OutboxRelayConfig.SLOT), settings.get(OutboxRelayConfig.PUBLICATION));
+    dropSlot(
+        db,
+        settings.get(OutboxRelayConfig.SLOT_NAME),
+        settings.get(OutboxRelayConfig.PUBLICATION_NAME));
   }
 
   /** Drops a run's slot and publication, so no inactive slot holds WAL for the runs after it. */

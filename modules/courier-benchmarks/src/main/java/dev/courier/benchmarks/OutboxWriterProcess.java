@@ -28,7 +28,9 @@ public final class OutboxWriterProcess {
     int perSecond = Integer.parseInt(args[5]);
     int events = Integer.parseInt(args[6]);
     OutboxWriter writer =
-        OutboxWriter.create(OutboxShards.of(args.length > 7 ? Integer.parseInt(args[7]) : 1));
+        OutboxWriter.builder()
+            .shards(OutboxShards.of(args.length > 7 ? Integer.parseInt(args[7]) : 1))
+            .build();
     if (perSecond == 0) {
       OutboxBaselines.writeEvents(db, writer, events);
     } else {

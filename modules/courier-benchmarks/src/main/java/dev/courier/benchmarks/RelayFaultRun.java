@@ -106,7 +106,7 @@ public final class RelayFaultRun {
       t0 = System.nanoTime();
       try {
         // Rows committed before the slot exists are not captured: write once the relay streams.
-        awaitSlot(pg, settings.get(OutboxRelayConfig.SLOT));
+        awaitSlot(pg, settings.get(OutboxRelayConfig.SLOT_NAME));
         threads.submit(() -> consume(kafka, topic, stop));
         var writing = threads.submit(() -> write(pg, stop));
         long end = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();

@@ -209,11 +209,11 @@ public final class RetryLadderBenchmark {
     settings.put(RetryConfig.GROUP_ID, UniqueNames.group("bench-ladder"));
     settings.put(RetryConfig.TOPIC, topic);
     settings.put(RetryConfig.MAX_ATTEMPTS, 2);
-    settings.put(RetryConfig.BACKOFF, "fixed");
+    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
     settings.put(RetryConfig.BACKOFF_INITIAL_MS, DELAY_MS);
     settings.put(RetryConfig.BACKOFF_MAX_MS, DELAY_MS);
     settings.put(RetryConfig.BUDGET_CAPACITY, records);
-    settings.put(RetryConfig.BUDGET_REFILL, 1_000_000.0);
+    settings.put(RetryConfig.BUDGET_REFILL_PER_SECOND, 1_000_000.0);
     settings.put("kafka." + ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
     Map<Long, Boolean> failedOnce = new ConcurrentHashMap<>();
     AtomicLong firstTier = new AtomicLong();

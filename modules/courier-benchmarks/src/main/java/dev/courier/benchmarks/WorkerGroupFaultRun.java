@@ -5,6 +5,7 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.DltReplayerConfig;
 import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.JvmWorker;
@@ -16,7 +17,6 @@ import dev.courier.testkit.UniqueNames;
 import dev.courier.testkit.WorkerProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -123,10 +123,12 @@ public final class WorkerGroupFaultRun {
       List<String> deadKeys;
       try (DltReplayer replayer =
           DltReplayer.create(
-              Map.of("bootstrap.servers", kafka.bootstrapServers()),
-              db.dataSource(),
-              10,
-              Clock.systemUTC())) {
+              Map.of(
+                  "bootstrap.servers",
+                  kafka.bootstrapServers(),
+                  DltReplayerConfig.REPLAY_RATE_PER_SECOND,
+                  10),
+              db.dataSource())) {
         List<DltRecord> dead = replayer.list(topic + ".dlt", DltFilter.all());
         dlt =
             dead.stream()
@@ -246,7 +248,7 @@ public final class WorkerGroupFaultRun {
   private static Path settings(KafkaBroker kafka, String topic, String group, String url) {
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("bootstrap.servers", kafka.bootstrapServers());
-    settings.put("group.id", group);
+    settings.put("retry.group.id", group);
     settings.put("retry.topic", topic);
     settings.put("retry.max.attempts", "3");
     settings.put("retry.backoff.type", "exponential");

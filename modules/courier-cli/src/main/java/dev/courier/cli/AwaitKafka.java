@@ -1,8 +1,8 @@
 package dev.courier.cli;
 
 import dev.courier.core.ClientSettings;
-import dev.courier.core.KafkaReachability;
 import dev.courier.core.ServiceHealth;
+import dev.courier.core.internal.KafkaReachability;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

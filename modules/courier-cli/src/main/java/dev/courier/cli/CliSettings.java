@@ -1,6 +1,8 @@
 package dev.courier.cli;
 
 import dev.courier.core.CrashPoint;
+import dev.courier.core.RenamedKey;
+import dev.courier.core.internal.RenamedKeys;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -42,14 +44,23 @@ public final class CliSettings {
 
   private final ConfigDef definition;
   private final List<String> prefixes;
+  private final List<RenamedKey> renamed;
 
   /**
    * @param definition the keys the command declares
    * @param prefixes prefixes passed through to the clients (e.g. {@code kafka.})
    */
   public CliSettings(ConfigDef definition, List<String> prefixes) {
+    this(definition, prefixes, List.of());
+  }
+
+  /**
+   * @param renamed old names still accepted (with a warning) and moved to their new names
+   */
+  public CliSettings(ConfigDef definition, List<String> prefixes, List<RenamedKey> renamed) {
     this.definition = definition;
     this.prefixes = List.copyOf(prefixes);
+    this.renamed = List.copyOf(renamed);
   }
 
   /**
@@ -90,7 +101,9 @@ public final class CliSettings {
       requireKnown(key, "--set");
       settings.put(key, override.substring(eq + 1));
     }
-    return settings;
+    Map<String, String> current = new LinkedHashMap<>();
+    RenamedKeys.apply(settings, renamed).forEach((k, v) -> current.put(k, String.valueOf(v)));
+    return current;
   }
 
   /** {@code COURIER_RETRY_MAX_ATTEMPTS} -> {@code retry.max.attempts}. */
@@ -110,7 +123,9 @@ public final class CliSettings {
   }
 
   private boolean known(String key) {
-    return definition.names().contains(key) || prefixes.stream().anyMatch(key::startsWith);
+    return definition.names().contains(key)
+        || prefixes.stream().anyMatch(key::startsWith)
+        || renamed.stream().anyMatch(r -> r.oldName().equals(key));
   }
 
   private void requireKnown(String key, String source) {

@@ -2,7 +2,11 @@ package dev.courier.cli;
 
 import dev.courier.backpressure.AdmissionConfig;
 import dev.courier.backpressure.MonitorConfig;
+import dev.courier.core.ClientSettings;
+import dev.courier.core.RenamedKey;
 import dev.courier.idempotency.IdempotencyConfig;
+import dev.courier.idempotency.IdempotentConsumerConfig;
+import dev.courier.retry.RetryConfig;
 import dev.courier.schema.KafkaAvroSerdeConfig;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -48,12 +52,26 @@ final class ConfigurationReference {
               AdmissionConfig.configDef()),
           new Section(
               "IdempotencyConfig",
-              "The idempotent consumer (courier-idempotency).",
+              "The idempotent store: `IdempotentHandler` and `IdempotencyRetention`"
+                  + " (courier-idempotency).",
               IdempotencyConfig.configDef()),
+          new Section(
+              "IdempotentConsumerConfig",
+              "The consumer loop around an `IdempotentHandler` (courier-idempotency).",
+              IdempotentConsumerConfig.configDef()),
           new Section(
               "KafkaAvroSerdeConfig",
               "The Avro serializer and deserializer and their registry client (courier-schema).",
               KafkaAvroSerdeConfig.serdeConfigDef()));
+
+  /** Where old names are still accepted, and what they are now. */
+  record Renames(String where, List<RenamedKey> keys) {}
+
+  static final List<Renames> RENAMES =
+      List.of(
+          new Renames("courier retry-worker, `RetryConfig`", RetryConfig.renamedKeys()),
+          new Renames("courier dlt", OperatorSettings.RENAMED),
+          new Renames("`IdempotentConsumerConfig`", IdempotentConsumerConfig.renamedKeys()));
 
   private ConfigurationReference() {}
 
@@ -71,6 +89,7 @@ final class ConfigurationReference {
         .append(" without the prefix, to every Kafka client of that\ncomponent")
         .append(" (`kafka.security.protocol=SASL_SSL`, `kafka.sasl.jaas.config=...`);")
         .append(" those keys\nare checked the way Kafka's clients check them.\n");
+    renames(out);
     for (Section section : SECTIONS) {
       out.append("\n## ").append(section.title()).append("\n\n").append(section.where());
       out.append("\n\n| key | type | default | valid values | importance | description |\n");
@@ -94,6 +113,38 @@ final class ConfigurationReference {
       }
     }
     return out.toString();
+  }
+
+  /** The old names, each once: a raw Kafka client key stands for all of them. */
+  private static void renames(StringBuilder out) {
+    out.append("\n## Renamed settings\n\n")
+        .append("Accepted under their old names, with a warning naming the new one, until the")
+        .append(" release given.\n\n| where | old name | now | removed in |\n|---|---|---|---|\n");
+    for (Renames r : RENAMES) {
+      boolean kafkaKeys = false;
+      for (RenamedKey key : r.keys()) {
+        if (key.newName() != null && key.newName().equals(ClientSettings.PREFIX + key.oldName())) {
+          if (!kafkaKeys) {
+            kafkaKeys = true;
+            out.append("| ")
+                .append(r.where())
+                .append(" | any Kafka client key without `kafka.` | `kafka.<key>` | ")
+                .append(key.removedIn())
+                .append(" |\n");
+          }
+          continue;
+        }
+        out.append("| ")
+            .append(r.where())
+            .append(" | `")
+            .append(key.oldName())
+            .append("` | ")
+            .append(key.newName() != null ? "`" + key.newName() + "`" : cell(key.note()))
+            .append(" | ")
+            .append(key.removedIn())
+            .append(" |\n");
+      }
+    }
   }
 
   private static String defaultOf(ConfigDef.ConfigKey key) {

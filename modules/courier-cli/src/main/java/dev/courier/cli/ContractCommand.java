@@ -27,7 +27,10 @@ final class ContractCommand implements Callable<Integer> {
     RetryConfig config =
         new RetryConfig(
             options.resolve(
-                RetryWorkerCommand.DEFINITION, List.of(ClientSettings.PREFIX), System.err));
+                RetryWorkerCommand.DEFINITION,
+                List.of(ClientSettings.PREFIX),
+                RetryConfig.renamedKeys(),
+                System.err));
     System.out.println(
         RetryContract.of(
                 config, RetryWorkerCommand.classifier(config), config.budget(Clock.systemUTC()))

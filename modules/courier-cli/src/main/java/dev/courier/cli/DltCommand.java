@@ -3,14 +3,15 @@ package dev.courier.cli;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.DltReplayerConfig;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.kafka.common.header.Header;
@@ -25,7 +26,7 @@ import picocli.CommandLine.Parameters;
     description =
         "Dead letters: list and show them with their reasons, park the ones never to replay, and"
             + " replay the rest (dry run unless --execute; audited; rate-limited by"
-            + " dlt.replay.rate.per.second). Replayed records re-enter through the consumer's"
+            + " retry.replay.rate.per.second). Replayed records re-enter through the consumer's"
             + " idempotency check.",
     subcommands = {
       DltCommand.ListCommand.class,
@@ -94,11 +95,9 @@ final class DltCommand {
   }
 
   static DltReplayer replayer(OperatorSettings settings) {
-    return DltReplayer.create(
-        settings.clients().all(),
-        settings.auditDatabase(),
-        settings.replayRate(),
-        Clock.systemUTC());
+    Map<String, Object> replayer = settings.clients().asSettings();
+    replayer.put(DltReplayerConfig.REPLAY_RATE_PER_SECOND, settings.replayRate());
+    return DltReplayer.create(replayer, settings.auditDatabase());
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true, description = "One line a dead letter.")

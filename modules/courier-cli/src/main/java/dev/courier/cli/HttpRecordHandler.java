@@ -94,15 +94,9 @@ public final class HttpRecordHandler implements RecordHandler<byte[], byte[]>, C
     throw new Refused(status, detail);
   }
 
-  /** The operation key's bytes: Courier's copy on the ladder, else the configured header. */
+  /** The operation key's bytes, as every Courier consumer resolves it, or null. */
   private byte[] operationKey(ConsumerRecord<byte[], byte[]> record) {
-    for (String name : new String[] {CourierHeaders.OPERATION_KEY, operationKeyHeader}) {
-      var header = record.headers().lastHeader(name);
-      if (header != null && header.value() != null) {
-        return header.value();
-      }
-    }
-    return null;
+    return CourierHeaders.operationKey(record.headers(), operationKeyHeader).orElse(null);
   }
 
   private static String abbreviate(String body) {

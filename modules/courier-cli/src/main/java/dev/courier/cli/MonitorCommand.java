@@ -3,7 +3,7 @@ package dev.courier.cli;
 import dev.courier.backpressure.MonitorConfig;
 import dev.courier.backpressure.MonitorService;
 import dev.courier.core.ClientSettings;
-import dev.courier.core.KafkaReachability;
+import dev.courier.core.internal.KafkaReachability;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

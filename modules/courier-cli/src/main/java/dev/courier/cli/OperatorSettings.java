@@ -1,6 +1,8 @@
 package dev.courier.cli;
 
 import dev.courier.core.ClientSettings;
+import dev.courier.core.RenamedKey;
+import dev.courier.retry.DltReplayerConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -9,7 +11,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
-import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -21,10 +22,14 @@ final class OperatorSettings extends AbstractConfig {
   static final String AUDIT_JDBC_USER = "audit.jdbc.user";
   static final String AUDIT_JDBC_PASSWORD = "audit.jdbc.password";
   static final String UNDO_DIRECTORY = "replay.undo.directory";
-  static final String REPLAY_RATE = "dlt.replay.rate.per.second";
+  static final String REPLAY_RATE = DltReplayerConfig.REPLAY_RATE_PER_SECOND;
 
+  static final List<RenamedKey> RENAMED =
+      List.of(RenamedKey.renamed("dlt.replay.rate.per.second", REPLAY_RATE));
+
+  /** The replayer's settings (client settings and the rate, declared there) plus the audit log. */
   static final ConfigDef DEFINITION =
-      ClientSettings.define(new ConfigDef())
+      DltReplayerConfig.configDef()
           .define(
               AUDIT_JDBC_URL,
               Type.STRING,
@@ -41,14 +46,7 @@ final class OperatorSettings extends AbstractConfig {
               Type.STRING,
               "courier-undo",
               Importance.MEDIUM,
-              "Where a reset writes the offsets it replaces, in kafka-consumer-groups' CSV format.")
-          .define(
-              REPLAY_RATE,
-              Type.DOUBLE,
-              10.0,
-              Range.atLeast(0.001),
-              Importance.MEDIUM,
-              "Most DLT records a replay sends per second.");
+              "Where a reset writes the offsets it replaces, in kafka-consumer-groups' CSV format.");
 
   private final ClientSettings clients;
 
@@ -59,7 +57,7 @@ final class OperatorSettings extends AbstractConfig {
 
   static OperatorSettings resolve(SettingsOptions options) {
     return new OperatorSettings(
-        options.resolve(DEFINITION, List.of(ClientSettings.PREFIX), System.err));
+        options.resolve(DEFINITION, List.of(ClientSettings.PREFIX), RENAMED, System.err));
   }
 
   ClientSettings clients() {

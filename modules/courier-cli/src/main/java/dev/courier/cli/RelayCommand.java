@@ -1,8 +1,8 @@
 package dev.courier.cli;
 
 import dev.courier.core.ClientSettings;
-import dev.courier.core.HttpEndpoints;
 import dev.courier.core.ServiceHealth;
+import dev.courier.core.internal.HttpEndpoints;
 import dev.courier.outbox.OutboxRelay;
 import dev.courier.outbox.OutboxRelayConfig;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;

@@ -106,7 +106,8 @@ final class RetryWorkerCommand implements Callable<Integer> {
   @SuppressWarnings("unchecked")
   public Integer call() throws Exception {
     Map<String, String> settings =
-        options.resolve(DEFINITION, List.of(ClientSettings.PREFIX), System.err);
+        options.resolve(
+            DEFINITION, List.of(ClientSettings.PREFIX), RetryConfig.renamedKeys(), System.err);
     AbstractConfig service = new AbstractConfig(DEFINITION, settings, false);
     RecordHandler<byte[], byte[]> handler =
         service.getConfiguredInstance(HANDLER, RecordHandler.class);
@@ -134,6 +135,8 @@ final class RetryWorkerCommand implements Callable<Integer> {
               .classifier(classifier(config))
               .meterRegistry(registry)
               .build();
+      // The ladder's topics are made here, so a principal that may not create them exits 2.
+      consumer.start();
     } catch (RuntimeException e) {
       http.close();
       throw e;

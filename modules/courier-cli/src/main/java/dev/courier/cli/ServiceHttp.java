@@ -1,8 +1,8 @@
 package dev.courier.cli;
 
-import dev.courier.core.HttpEndpoints;
-import dev.courier.core.HttpEndpoints.Response;
 import dev.courier.core.ServiceHealth;
+import dev.courier.core.internal.HttpEndpoints;
+import dev.courier.core.internal.HttpEndpoints.Response;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.util.function.Supplier;

@@ -1,5 +1,6 @@
 package dev.courier.cli;
 
+import dev.courier.core.RenamedKey;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,9 +27,16 @@ public final class SettingsOptions {
 
   /** The merged settings; warnings about ignored environment variables go to {@code err}. */
   Map<String, String> resolve(ConfigDef definition, List<String> prefixes, PrintStream err) {
+    return resolve(definition, prefixes, List.of(), err);
+  }
+
+  /** As {@link #resolve(ConfigDef, List, PrintStream)}, accepting old names of settings. */
+  Map<String, String> resolve(
+      ConfigDef definition, List<String> prefixes, List<RenamedKey> renamed, PrintStream err) {
     List<String> warnings = new ArrayList<>();
     Map<String, String> settings =
-        new CliSettings(definition, prefixes).resolve(file, System.getenv(), overrides, warnings);
+        new CliSettings(definition, prefixes, renamed)
+            .resolve(file, System.getenv(), overrides, warnings);
     warnings.forEach(w -> err.println("warning: " + w));
     return settings;
   }

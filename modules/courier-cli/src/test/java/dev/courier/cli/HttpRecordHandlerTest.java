@@ -50,7 +50,7 @@ class HttpRecordHandlerTest {
         Map.of(
             "bootstrap.servers",
             "unused:9092",
-            "group.id",
+            "retry.group.id",
             "g",
             "retry.topic",
             "t",

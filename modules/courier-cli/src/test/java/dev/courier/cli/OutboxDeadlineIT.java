@@ -11,6 +11,7 @@ import dev.courier.outbox.OutboxWriter;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.DltReplayerConfig;
 import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryingConsumer;
 import dev.courier.testkit.CourierInfraTest;
@@ -94,10 +95,12 @@ class OutboxDeadlineIT {
       Future<?> loop = thread.submit(worker::run);
       try (DltReplayer replayer =
           DltReplayer.create(
-              Map.of("bootstrap.servers", kafka.bootstrapServers()),
-              db.dataSource(),
-              10,
-              Clock.systemUTC())) {
+              Map.of(
+                  "bootstrap.servers",
+                  kafka.bootstrapServers(),
+                  DltReplayerConfig.REPLAY_RATE_PER_SECOND,
+                  10),
+              db.dataSource())) {
         List<DltRecord> dead =
             await()
                 .atMost(TIMEOUT)

@@ -83,12 +83,12 @@ class RelayServiceIT {
           assertThat(CourierProcess.get(leaderPort, "/metrics").body())
               .contains(
                   "courier_outbox_leader{relay=\""
-                      + settings.get(OutboxRelayConfig.NAME)
+                      + settings.get(OutboxRelayConfig.RELAY_NAME)
                       + "\"} 1.0");
           assertThat(CourierProcess.get(standbyPort, "/metrics").body())
               .contains(
                   "courier_outbox_leader{relay=\""
-                      + settings.get(OutboxRelayConfig.NAME)
+                      + settings.get(OutboxRelayConfig.RELAY_NAME)
                       + "\"} 0.0");
           write(pg, "acc-9", 1);
           assertThat(kafka.readValues(topic, 1, Duration.ZERO)).containsExactly("{\"amount\":1}");
@@ -103,7 +103,7 @@ class RelayServiceIT {
               .contains("courier_outbox_leader_takeovers_total")
               .contains(
                   "courier_outbox_leader{relay=\""
-                      + settings.get(OutboxRelayConfig.NAME)
+                      + settings.get(OutboxRelayConfig.RELAY_NAME)
                       + "\"} 1.0");
           assertThat(standby.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
         }
@@ -156,16 +156,16 @@ class RelayServiceIT {
     try (PostgresProcess pg = PostgresProcess.builder().tls(certificates).build().start();
         KafkaProcess kafka = KafkaProcess.plaintext().start()) {
       Map<String, String> settings = settings(pg, kafka);
-      settings.put(OutboxRelayConfig.DB_SSLMODE, "verify-full");
-      settings.put(OutboxRelayConfig.DB_SSLROOTCERT, stranger.caCertificate().toString());
+      settings.put(OutboxRelayConfig.DATABASE_SSLMODE, "verify-full");
+      settings.put(OutboxRelayConfig.DATABASE_SSLROOTCERT, stranger.caCertificate().toString());
       try (WorkerProcess refused = relay(settings)) {
         assertThat(refused.awaitExit(TIMEOUT)).isEqualTo(Courier.CONFIG_ERROR);
         assertThat(refused.output())
             .contains("configuration error")
-            .contains(OutboxRelayConfig.DB_SSLROOTCERT)
+            .contains(OutboxRelayConfig.DATABASE_SSLROOTCERT)
             .contains("TLS to PostgreSQL");
       }
-      settings.put(OutboxRelayConfig.DB_SSLROOTCERT, certificates.caCertificate().toString());
+      settings.put(OutboxRelayConfig.DATABASE_SSLROOTCERT, certificates.caCertificate().toString());
       try (WorkerProcess relay = relay(settings)) {
         int port = CourierProcess.port(relay);
         awaitHealth(port, 200, "streaming from slot");

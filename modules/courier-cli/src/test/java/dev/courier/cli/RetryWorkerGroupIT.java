@@ -3,9 +3,11 @@ package dev.courier.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.DltReplayerConfig;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.RecordingEndpoint;
@@ -15,7 +17,6 @@ import dev.courier.testkit.UniqueNames;
 import dev.courier.testkit.WorkerProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -113,10 +114,12 @@ class RetryWorkerGroupIT {
 
         try (DltReplayer replayer =
             DltReplayer.create(
-                Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                db.dataSource(),
-                10,
-                Clock.systemUTC())) {
+                Map.of(
+                    "bootstrap.servers",
+                    kafka.bootstrapServers(),
+                    DltReplayerConfig.REPLAY_RATE_PER_SECOND,
+                    10),
+                db.dataSource())) {
           List<DltRecord> dead = replayer.list(topic + ".dlt", DltFilter.all());
           assertThat(dead).extracting(DltRecord::reason).containsOnly("permanent");
           assertThat(dead)
@@ -151,7 +154,7 @@ class RetryWorkerGroupIT {
       for (int i = 0; i < RECORDS; i++) {
         ProducerRecord<String, String> r =
             new ProducerRecord<>(topic, "acc-" + i, "{\"n\":" + i + "}");
-        r.headers().add("id", key(i).getBytes(StandardCharsets.UTF_8));
+        r.headers().add(CourierHeaders.ID, key(i).getBytes(StandardCharsets.UTF_8));
         producer.send(r);
         // Pacing is the point here: input arrives over time, as in production.
         LockSupport.parkNanos(Duration.ofMillis(25).toNanos());
@@ -171,7 +174,7 @@ class RetryWorkerGroupIT {
   private static Path settings(KafkaBroker kafka, String topic, String group, String url) {
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("bootstrap.servers", kafka.bootstrapServers());
-    settings.put("group.id", group);
+    settings.put("retry.group.id", group);
     settings.put("retry.topic", topic);
     settings.put("retry.max.attempts", "3");
     settings.put("retry.backoff.type", "fixed");

@@ -3,6 +3,7 @@ package dev.courier.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.RecordingEndpoint;
@@ -100,7 +101,7 @@ class RetryWorkerLifecycleIT {
             kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
       for (int i = 0; i < n; i++) {
         ProducerRecord<String, String> r = new ProducerRecord<>(topic, "acc", "{}");
-        r.headers().add("id", ("op-" + i).getBytes(StandardCharsets.UTF_8));
+        r.headers().add(CourierHeaders.ID, ("op-" + i).getBytes(StandardCharsets.UTF_8));
         producer.send(r);
       }
       producer.flush();
@@ -111,7 +112,7 @@ class RetryWorkerLifecycleIT {
       KafkaBroker kafka, String topic, String group, String url, Map<String, String> extra) {
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("bootstrap.servers", kafka.bootstrapServers());
-    settings.put("group.id", group);
+    settings.put("retry.group.id", group);
     settings.put("retry.topic", topic);
     settings.put("retry.worker.http.port", "0");
     settings.put("retry.worker.target.url", url);

@@ -3,6 +3,7 @@ package dev.courier.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.outbox.OutboxEvent;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxWriter;
@@ -80,7 +81,7 @@ class SecuredKafkaIT {
       relay.put("relay.http.port", "0");
       Map<String, String> worker = new LinkedHashMap<>();
       worker.put("bootstrap.servers", kafka.bootstrapServers());
-      worker.put("group.id", group);
+      worker.put("retry.group.id", group);
       worker.put("retry.topic", work);
       worker.put("retry.worker.http.port", "0");
       worker.put("retry.worker.target.url", endpoint.url());
@@ -168,7 +169,7 @@ class SecuredKafkaIT {
     try (KafkaProducer<String, String> producer =
         new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
       ProducerRecord<String, String> r = new ProducerRecord<>(topic, "k", "{}");
-      r.headers().add("id", op.getBytes(StandardCharsets.UTF_8));
+      r.headers().add(CourierHeaders.ID, op.getBytes(StandardCharsets.UTF_8));
       producer.send(r).get(30, TimeUnit.SECONDS);
     }
   }

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.courier.core.CourierHeaders;
 import dev.courier.outbox.OutboxEvent;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxWriter;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.DltReplayerConfig;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.RawHttp;
@@ -23,7 +25,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -78,7 +79,9 @@ class ServiceCommandsIT {
           kafka.readStrings(prefix + ".account", 1, TIMEOUT);
       assertThat(records).hasSize(1);
       assertThat(
-              new String(records.get(0).headers().lastHeader("id").value(), StandardCharsets.UTF_8))
+              new String(
+                  records.get(0).headers().lastHeader(CourierHeaders.ID).value(),
+                  StandardCharsets.UTF_8))
           .isEqualTo(event.eventId().toString());
       assertThat(get(port, "/metrics").body()).contains("jvm_memory_used_bytes");
       assertThat(RawHttp.ruleViolations(port, SERVICE_ROUTES)).isEmpty();
@@ -129,8 +132,7 @@ class ServiceCommandsIT {
           .untilAsserted(
               () ->
                   assertThat(get(port, "/metrics").body())
-                      .containsPattern(
-                          "courier_consumergroup_group_sum_lag\\{[^}]*" + group + "[^}]*} 3")
+                      .containsPattern("courier_monitor_group_sum_lag\\{[^}]*" + group + "[^}]*} 3")
                       .contains("jvm_memory_used_bytes"));
       assertThat(get(port, "/v1/groups/" + group).body()).contains("\"sumLag\":3");
       assertThat(monitor.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
@@ -181,10 +183,12 @@ class ServiceCommandsIT {
       assertThat(keys).containsExactlyInAnyOrder("op-1", "op-1", "op-2");
       try (DltReplayer replayer =
           DltReplayer.create(
-              Map.of("bootstrap.servers", kafka.bootstrapServers()),
-              db.dataSource(),
-              10,
-              Clock.systemUTC())) {
+              Map.of(
+                  "bootstrap.servers",
+                  kafka.bootstrapServers(),
+                  DltReplayerConfig.REPLAY_RATE_PER_SECOND,
+                  10),
+              db.dataSource())) {
         List<DltRecord> dead =
             await()
                 .atMost(TIMEOUT)
@@ -253,7 +257,7 @@ class ServiceCommandsIT {
         new KafkaProducer<>(
             kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
       ProducerRecord<String, String> r = new ProducerRecord<>(topic, value.split(":")[0], value);
-      r.headers().add("id", key.getBytes(StandardCharsets.UTF_8));
+      r.headers().add(CourierHeaders.ID, key.getBytes(StandardCharsets.UTF_8));
       producer.send(r).get(30, TimeUnit.SECONDS);
     }
   }

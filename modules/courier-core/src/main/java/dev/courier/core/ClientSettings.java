@@ -1,5 +1,6 @@
 package dev.courier.core;
 
+import dev.courier.core.internal.Failures;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,6 +96,17 @@ public final class ClientSettings {
     Map<String, Object> all = new HashMap<>(passThrough);
     all.put(BOOTSTRAP_SERVERS, bootstrapServersValue());
     return all;
+  }
+
+  /**
+   * The settings as every Courier component takes them: {@code bootstrap.servers} and each other
+   * key with the prefix {@code kafka.} (a new, mutable map).
+   */
+  public Map<String, Object> asSettings() {
+    Map<String, Object> settings = new HashMap<>();
+    passThrough.forEach((k, v) -> settings.put(PREFIX + k, v));
+    settings.put(BOOTSTRAP_SERVERS, bootstrapServersValue());
+    return settings;
   }
 
   /** The settings a producer takes. */

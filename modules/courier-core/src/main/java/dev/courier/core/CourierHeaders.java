@@ -85,7 +85,159 @@ public final class CourierHeaders {
           REASON,
           FAILED_AT);
 
+  /**
+   * What one header is, for people: docs/headers.md is generated from {@link #ALL}.
+   *
+   * @param name the header's name
+   * @param writtenBy the components that write it
+   * @param readBy the components that read it
+   * @param format its value's format
+   * @param meaning what it says
+   */
+  public record Spec(String name, String writtenBy, String readBy, String format, String meaning) {}
+
+  private static final String LADDER = "retry ladder (on every hop to a tier or the DLT)";
+  private static final String DLT_TOOLS = "`courier dlt`, `DltReplayer`, `DltRecord`";
+
+  /** Every header above, in the order docs/headers.md lists them. */
+  public static final List<Spec> ALL =
+      List.of(
+          new Spec(
+              ID,
+              "outbox relay (the event id); any producer",
+              "idempotent store and retry ladder, as the operation key unless "
+                  + OPERATION_KEY
+                  + " is there",
+              "text (the outbox writes a UUID)",
+              "The operation key; Debezium EventRouter's name for the event id."),
+          new Spec(TYPE, "outbox relay", "consumers", "text", "The outbox event's type."),
+          new Spec(
+              CONTENT_TYPE,
+              "outbox relay",
+              "consumers",
+              "media type",
+              "The payload's media type, e.g. application/json or application/avro."),
+          new Spec(
+              DEADLINE,
+              "outbox relay (from the row's deadline); any producer",
+              "retry ladder",
+              "epoch millis, or an ISO-8601 instant",
+              "The business deadline: the ladder never runs a record past it (it goes to the DLT"
+                  + " as expired)."),
+          new Spec(
+              REASON,
+              LADDER + "; outbox relay (dead letters)",
+              DLT_TOOLS + ", dashboards",
+              "a short stable word (permanent, attempts-exhausted, deadline, expired, elapsed,"
+                  + " malformed-headers, retry)",
+              "Why the record left its topic."),
+          new Spec(
+              RELAY,
+              "outbox relay (every record, dead letters included)",
+              "operators",
+              "<outbox.relay.name>@<host>/<pid>#<incarnation>",
+              "The relay and leadership term that published an outbox event."),
+          new Spec(
+              ORIGINAL_TOPIC,
+              LADDER,
+              "retry ladder, " + DLT_TOOLS,
+              "text",
+              "The topic the record first arrived on."),
+          new Spec(
+              ORIGINAL_PARTITION,
+              LADDER,
+              "retry ladder, " + DLT_TOOLS,
+              "decimal",
+              "Its partition there."),
+          new Spec(
+              ORIGINAL_OFFSET,
+              LADDER,
+              "retry ladder, " + DLT_TOOLS,
+              "decimal",
+              "Its offset there."),
+          new Spec(
+              ORIGINAL_TIMESTAMP,
+              LADDER,
+              "retry ladder, " + DLT_TOOLS,
+              "epoch millis",
+              "Its timestamp there."),
+          new Spec(
+              OPERATION_KEY,
+              LADDER + ", copied from the header the consumer reads",
+              "idempotent store, retry ladder, HTTP handler (first, before the configured"
+                  + " header)",
+              "bytes as they arrived (UTF-8 text in practice)",
+              "The operation key carried along the ladder, so tiers, the DLT and replays keep"
+                  + " it."),
+          new Spec(
+              ATTEMPT,
+              LADDER,
+              "retry ladder",
+              "decimal, 1 for the first call",
+              "The attempt the record is on (in the DLT: the calls it had)."),
+          new Spec(
+              FIRST_FAILURE,
+              LADDER,
+              "retry ladder (retry.max.elapsed.ms counts from it)",
+              "epoch millis",
+              "When its first attempt failed."),
+          new Spec(
+              DUE,
+              LADDER + " (tiers only)",
+              "retry ladder",
+              "epoch millis",
+              "When the record may run at its tier; it is never run earlier."),
+          new Spec(FAILED_AT, LADDER, DLT_TOOLS, "epoch millis", "When this hop was written."),
+          new Spec(
+              EXCEPTION,
+              LADDER,
+              DLT_TOOLS,
+              "a class name",
+              "The handler's exception (absent when the record never ran)."),
+          new Spec(CAUSE, LADDER, DLT_TOOLS, "a class name", "The root cause's class, if another."),
+          new Spec(
+              MESSAGE,
+              LADDER,
+              DLT_TOOLS,
+              "text, cut to retry.exception.message.max.chars",
+              "The exception's message, or why the record was not run."),
+          new Spec(
+              STACK,
+              LADDER + " (with retry.exception.stacktrace=true)",
+              DLT_TOOLS,
+              "text, cut to 8 KiB",
+              "The stack trace."),
+          new Spec(GROUP, LADDER, DLT_TOOLS, "text", "The consumer group that failed the record."),
+          new Spec(
+              CLASSIFICATION,
+              LADDER,
+              DLT_TOOLS,
+              "<class> (<rule>), e.g. TRANSIENT (SQLTransientException)",
+              "How the failure was classified, and by which rule."),
+          new Spec(
+              REPLAY_OF,
+              "`DltReplayer` (`courier dlt replay`)",
+              "consumers, operators",
+              "<dlt topic>-<partition>@<offset>",
+              "The dead letter a replayed record came from."));
+
   private CourierHeaders() {}
+
+  /**
+   * A record's operation key, resolved as every Courier consumer resolves it: {@link
+   * #OPERATION_KEY} when the ladder has carried it (a retried, dead-lettered or replayed record),
+   * else the last {@code header} (by default {@link #ID}, where the outbox writes the event id).
+   * Empty when neither has a non-empty value.
+   */
+  public static Optional<byte[]> operationKey(Headers headers, String header) {
+    for (String name : new String[] {OPERATION_KEY, header}) {
+      Header h = headers.lastHeader(name);
+      if (h != null && h.value() != null && h.value().length > 0) {
+        return Optional.of(h.value());
+      }
+    }
+    return Optional.empty();
+  }
 
   /**
    * The last value of a header as UTF-8 text (bytes that are not UTF-8 show as replacement

@@ -1,5 +1,6 @@
 package dev.courier.core;
 
+import dev.courier.core.internal.Json;
 import java.time.Instant;
 
 /**

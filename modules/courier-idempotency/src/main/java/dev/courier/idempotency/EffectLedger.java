@@ -1,8 +1,11 @@
 package dev.courier.idempotency;
 
 import dev.courier.core.CrashPoint;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -100,6 +103,7 @@ public interface EffectLedger {
     private String owner;
     private Duration lease = Duration.ofSeconds(30);
     private Clock clock = Clock.systemUTC();
+    private MeterRegistry meterRegistry = Metrics.globalRegistry;
 
     private Builder() {}
 
@@ -125,6 +129,11 @@ public interface EffectLedger {
       return this;
     }
 
+    public Builder meterRegistry(MeterRegistry registry) {
+      this.meterRegistry = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
     public EffectLedger build() {
       if (dataSource == null) {
         throw new IllegalStateException("dataSource is required");
@@ -136,7 +145,7 @@ public interface EffectLedger {
         throw new IllegalArgumentException("lease must be positive: " + lease);
       }
       IdempotencySchema.migrate(dataSource);
-      return new PostgresEffectLedger(dataSource, owner, lease, clock);
+      return new PostgresEffectLedger(dataSource, owner, lease, clock, meterRegistry);
     }
   }
 }

@@ -28,15 +28,21 @@ public final class IdempotencyConfig extends AbstractConfig {
               ConfigDef.NO_DEFAULT_VALUE,
               new ConfigDef.NonEmptyString(),
               Importance.HIGH,
-              "Name under which this consumer's applied keys are recorded; two consumers with"
-                  + " different effects need different names, even in one group.")
+              "Name under which this consumer's applied keys are recorded, usually its consumer"
+                  + " group (an IdempotentConsumer joins a group of this name unless"
+                  + " idempotency.group.id says otherwise, and the store's meters are tagged"
+                  + " group=<name>). A replay group that must not apply again what its original"
+                  + " group applied keeps the original's name; consumers with different effects"
+                  + " need different names.")
           .define(
               OPERATION_KEY_HEADER,
               Type.STRING,
               CourierHeaders.ID,
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
-              "Header that carries the operation key (the outbox writes the event id to 'id').")
+              "Header holding the operation key when the record has no courier.operation.key (a"
+                  + " record from the retry ladder or a DLT replay carries it there); the outbox"
+                  + " writes the event id to 'id'. The same rule as retry.operation.key.header.")
           .define(
               BATCH_MODE,
               Type.BOOLEAN,

@@ -1,5 +1,6 @@
 package dev.courier.idempotency;
 
+import dev.courier.idempotency.internal.IdempotencyMetrics;
 import dev.courier.idempotency.internal.KeySql;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
@@ -39,7 +40,17 @@ public final class IdempotencyRetention {
   private final Clock clock;
   private final IdempotencyMetrics metrics;
 
-  public IdempotencyRetention(
+  /**
+   * The retention of the keys these settings ({@link IdempotencyConfig}) describe.
+   *
+   * @throws org.apache.kafka.common.config.ConfigException naming a bad setting
+   */
+  public static IdempotencyRetention create(
+      DataSource dataSource, Map<String, ?> settings, Clock clock, MeterRegistry registry) {
+    return new IdempotencyRetention(dataSource, settings, clock, registry);
+  }
+
+  private IdempotencyRetention(
       DataSource dataSource, Map<String, ?> settings, Clock clock, MeterRegistry registry) {
     this.dataSource = dataSource;
     this.config = new IdempotencyConfig(settings);

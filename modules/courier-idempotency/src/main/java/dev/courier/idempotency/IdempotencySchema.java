@@ -1,6 +1,6 @@
 package dev.courier.idempotency;
 
-import dev.courier.core.SqlMigrations;
+import dev.courier.core.internal.SqlMigrations;
 import java.util.List;
 import javax.sql.DataSource;
 

@@ -1,34 +1,29 @@
 package dev.courier.idempotency;
 
 import dev.courier.core.CrashPoints;
-import dev.courier.core.PollLoop;
-import io.micrometer.core.instrument.Counter;
+import dev.courier.core.internal.PollLoop;
+import dev.courier.idempotency.internal.ConsumerCommits;
+import dev.courier.idempotency.internal.IdempotencyMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Predicate;
-import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,30 +50,21 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private final boolean batchMode;
   private final RecordFailureHandler<K, V> onFailure;
   private final Duration pollTimeout;
-  private final Counter rejectedCommits;
-  private final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
+  private final ConsumerCommits commits;
 
   /** Batch mode: the one thread the transactions run on, and the batch it is running. */
   private final ExecutorService database;
 
   private InDatabase<K, V> inDatabase;
 
-  /** Offsets committed without waiting that the broker has not confirmed yet. */
-  private final Map<TopicPartition, OffsetAndMetadata> unconfirmed = new HashMap<>();
-
   private final PollLoop loop;
   private long polls;
   private long applied;
   private long duplicates;
   private long failed;
-  private long commits;
-  private long rejected;
 
-  private IdempotentConsumer(Builder<K, V> b) {
-    Map<String, Object> config = new HashMap<>(b.consumerConfig);
-    // Offsets are committed here, after the database commit, and nowhere else.
-    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    this.consumer = new KafkaConsumer<>(config, b.keyDeserializer, b.valueDeserializer);
+  private IdempotentConsumer(Builder<K, V> b, Map<String, Object> consumerConfig) {
+    this.consumer = new KafkaConsumer<>(consumerConfig, b.keyDeserializer, b.valueDeserializer);
     this.loop = new PollLoop(consumer, this::closeResources);
     this.topics = List.copyOf(b.topics);
     this.handler = b.handler;
@@ -93,17 +79,20 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
                 })
             : null;
     this.onFailure = b.onFailure;
-    this.pollTimeout = b.pollTimeout;
-    this.rejectedCommits =
-        Counter.builder("courier.idempotency.commit.rejected")
-            .description("Offset commits refused after the partition moved to another member.")
-            .tag("consumer", handler.consumerName())
-            .register(b.meterRegistry);
+    this.pollTimeout = b.pollTimeout != null ? b.pollTimeout : b.config.pollTimeout();
+    this.commits =
+        new ConsumerCommits(consumer, IdempotencyMetrics.commitsRefused(b.meterRegistry, b.group));
   }
 
+  /**
+   * A consumer with these {@link IdempotentConsumerConfig} settings ({@code bootstrap.servers},
+   * {@code kafka.*}, optionally {@code idempotency.group.id}).
+   *
+   * @throws org.apache.kafka.common.config.ConfigException naming a bad setting
+   */
   public static <K, V> Builder<K, V> builder(
-      Map<String, Object> consumerConfig, Deserializer<K> keys, Deserializer<V> values) {
-    return new Builder<>(consumerConfig, keys, values);
+      Map<String, ?> settings, Deserializer<K> keys, Deserializer<V> values) {
+    return new Builder<>(new IdempotentConsumerConfig(settings), keys, values);
   }
 
   /** Runs until {@link #close()}. */
@@ -141,9 +130,9 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
         settle(partition, batch, results);
       }
     }
-    if (!pending.isEmpty()) {
+    if (commits.hasPending()) {
       CrashPoints.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT.reach();
-      commitPending();
+      commits.commitAsync();
     }
   }
 
@@ -190,7 +179,8 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   }
 
   public ConsumerProgress progress() {
-    return new ConsumerProgress(polls, applied, duplicates, failed, commits, rejected);
+    return new ConsumerProgress(
+        polls, applied, duplicates, failed, commits.commits(), commits.refused());
   }
 
   /** Stops the loop (from another thread) or closes the idle consumer. */
@@ -216,8 +206,8 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
             onFailure.onFailure(record, result.failure());
           } catch (Exception refused) {
             // Commit what came before the record; it is delivered again after a restart.
-            pending.put(partition, new OffsetAndMetadata(record.offset()));
-            commitDoneNow(consumer.assignment());
+            commits.done(partition, record.offset());
+            commits.commitNow(consumer.assignment());
             throw new RecordProcessingException(
                 "stopped at "
                     + TransactionalIdempotentHandler.describe(record)
@@ -227,7 +217,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
           }
         }
       }
-      pending.put(partition, new OffsetAndMetadata(record.offset() + 1));
+      commits.done(partition, record.offset() + 1);
     }
   }
 
@@ -239,70 +229,6 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     }
   }
 
-  /**
-   * Commits the offsets of what is done without waiting: the next poll's database work overlaps the
-   * broker's answer, which a synchronous commit made the loop wait for on every batch. What the
-   * broker has not confirmed yet is committed again, synchronously, when partitions are taken away
-   * and when the consumer closes; a commit that failed for a passing reason goes with the next one.
-   */
-  private void commitPending() {
-    if (pending.isEmpty()) {
-      return;
-    }
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(pending);
-    pending.clear();
-    unconfirmed.putAll(offsets);
-    consumer.commitAsync(offsets, (committed, e) -> onCommitted(offsets, e));
-  }
-
-  /** Runs on the polling thread, in a later poll or commit. */
-  private void onCommitted(Map<TopicPartition, OffsetAndMetadata> offsets, Exception e) {
-    offsets.forEach(unconfirmed::remove);
-    if (e == null) {
-      commits++;
-    } else if (e instanceof CommitFailedException || e instanceof RebalanceInProgressException) {
-      // The partition moved while we worked: its new owner redelivers, and the store dedupes.
-      rejected++;
-      rejectedCommits.increment();
-      LOG.warn(
-          "offset commit of {} refused ({}); the new owner will deduplicate",
-          offsets.keySet(),
-          e.toString());
-    } else {
-      LOG.debug("offset commit of {} failed ({}); it goes with the next", offsets, e.toString());
-      offsets.forEach(pending::putIfAbsent);
-    }
-  }
-
-  /** Commits, and waits for, everything done: before the loop stops or gives partitions up. */
-  private void commitDoneNow(Collection<TopicPartition> partitions) {
-    Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
-    for (TopicPartition partition : partitions) {
-      OffsetAndMetadata sent = unconfirmed.remove(partition);
-      OffsetAndMetadata later = pending.remove(partition);
-      OffsetAndMetadata offset = later != null ? later : sent;
-      if (offset != null) {
-        done.put(partition, offset);
-      }
-    }
-    if (done.isEmpty()) {
-      return;
-    }
-    try {
-      consumer.commitSync(done);
-      commits++;
-    } catch (CommitFailedException | RebalanceInProgressException e) {
-      rejected++;
-      rejectedCommits.increment();
-      LOG.warn(
-          "offset commit of {} refused ({}); the new owner will deduplicate",
-          done.keySet(),
-          e.toString());
-    } catch (RuntimeException e) {
-      LOG.warn("commit of {} failed: {}", done.keySet(), e.toString());
-    }
-  }
-
   /** On the loop's thread, once: what is done is committed, then the consumer closes. */
   private void closeResources() {
     try {
@@ -311,9 +237,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("the last batch did not settle before closing: {}", e.toString());
       }
-      Set<TopicPartition> done = new HashSet<>(unconfirmed.keySet());
-      done.addAll(pending.keySet());
-      commitDoneNow(done);
+      commits.commitAllNow();
     } finally {
       try {
         consumer.close();
@@ -331,17 +255,13 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
       // The batch in the database may hold records of these partitions: it settles first.
       settleInDatabase();
-      commitDoneNow(partitions);
+      commits.commitNow(partitions);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
       settleInDatabase();
-      partitions.forEach(
-          partition -> {
-            pending.remove(partition);
-            unconfirmed.remove(partition);
-          });
+      commits.drop(partitions);
     }
 
     @Override
@@ -352,18 +272,19 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
 
   /** Configures an {@link IdempotentConsumer}. */
   public static final class Builder<K, V> {
-    private final Map<String, Object> consumerConfig;
+    private final IdempotentConsumerConfig config;
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
     private Collection<String> topics;
     private IdempotentHandler<K, V> handler;
     private Boolean batchMode;
     private RecordFailureHandler<K, V> onFailure = RecordFailureHandler.failFast();
-    private Duration pollTimeout = Duration.ofMillis(500);
+    private Duration pollTimeout;
+    private String group;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
 
-    private Builder(Map<String, Object> config, Deserializer<K> keys, Deserializer<V> values) {
-      this.consumerConfig = Map.copyOf(config);
+    private Builder(IdempotentConsumerConfig config, Deserializer<K> keys, Deserializer<V> values) {
+      this.config = config;
       this.keyDeserializer = Objects.requireNonNull(keys, "key deserializer");
       this.valueDeserializer = Objects.requireNonNull(values, "value deserializer");
     }
@@ -392,6 +313,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
       return this;
     }
 
+    /** Overrides {@code idempotency.poll.timeout.ms}. */
     public Builder<K, V> pollTimeout(Duration pollTimeout) {
       this.pollTimeout = Objects.requireNonNull(pollTimeout, "pollTimeout");
       return this;
@@ -407,11 +329,14 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
         throw new IllegalStateException("at least one topic is required");
       }
       Objects.requireNonNull(handler, "handler is required");
-      if (!consumerConfig.containsKey(ConsumerConfig.GROUP_ID_CONFIG)) {
-        throw new IllegalStateException(
-            ConsumerConfig.GROUP_ID_CONFIG + " is required: offsets are committed to the group");
-      }
-      return new IdempotentConsumer<>(this);
+      group = config.groupId() != null ? config.groupId() : handler.consumerName();
+      Map<String, Object> consumerConfig = config.clients().consumer();
+      consumerConfig.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+      // A new group reads what is there, as the retry ladder does; Kafka's default skips it.
+      consumerConfig.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+      // Offsets are committed here, after the database commit, and nowhere else.
+      consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+      return new IdempotentConsumer<>(this, consumerConfig);
     }
   }
 }

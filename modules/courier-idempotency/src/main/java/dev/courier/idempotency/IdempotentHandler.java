@@ -4,6 +4,7 @@ import dev.courier.core.CrashPoint;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -41,6 +42,7 @@ public interface IdempotentHandler<K, V> {
    */
   List<RecordResult<K, V>> handleBatch(List<ConsumerRecord<K, V>> records);
 
+  /** The name its applied keys are recorded under ({@code idempotency.consumer.name}). */
   String consumerName();
 
   /**
@@ -58,6 +60,7 @@ public interface IdempotentHandler<K, V> {
   /** Configures a handler; {@link IdempotencyConfig} keys may be given as a map. */
   final class Builder<K, V> {
     DataSource dataSource;
+    private final Map<String, Object> settings = new HashMap<>();
     IdempotencyConfig config;
     OperationKeyExtractor<K, V> keyExtractor;
     CanonicalForm<V> canonicalForm;
@@ -73,14 +76,22 @@ public interface IdempotentHandler<K, V> {
       return this;
     }
 
-    /** Settings by {@link IdempotencyConfig} key; validated here, naming a bad key. */
+    /**
+     * Settings by {@link IdempotencyConfig} key, added to those given before; validated when the
+     * handler is built, naming a bad key.
+     */
     public Builder<K, V> config(Map<String, ?> settings) {
-      this.config = new IdempotencyConfig(settings);
+      this.settings.putAll(settings);
       return this;
     }
 
+    /**
+     * The name its applied keys are recorded under ({@code idempotency.consumer.name}), added to
+     * the settings given so far.
+     */
     public Builder<K, V> consumerName(String name) {
-      return config(Map.of(IdempotencyConfig.CONSUMER_NAME, name));
+      settings.put(IdempotencyConfig.CONSUMER_NAME, Objects.requireNonNull(name, "name"));
+      return this;
     }
 
     /** Default: the header named by {@code idempotency.operation.key.header} ({@code id}). */
@@ -118,11 +129,11 @@ public interface IdempotentHandler<K, V> {
 
     public IdempotentHandler<K, V> build() {
       Objects.requireNonNull(dataSource, "dataSource is required");
-      Objects.requireNonNull(config, "consumer name (idempotency.consumer.name) is required");
       Objects.requireNonNull(effect, "effect is required");
+      config = new IdempotencyConfig(settings);
       if (keyExtractor == null) {
         keyExtractor =
-            OperationKeyExtractor.header(config.getString(IdempotencyConfig.OPERATION_KEY_HEADER));
+            OperationKeyExtractor.courier(config.getString(IdempotencyConfig.OPERATION_KEY_HEADER));
       }
       if (canonicalForm == null) {
         canonicalForm = Fingerprints.rawOrText();

@@ -1,5 +1,6 @@
 package dev.courier.idempotency;
 
+import dev.courier.core.CourierHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
@@ -41,6 +42,28 @@ public interface OperationKeyExtractor<K, V> {
       @Override
       public String describe() {
         return "header '" + name + "'";
+      }
+    };
+  }
+
+  /**
+   * Courier's rule, the default: {@code courier.operation.key} when the retry ladder has carried it
+   * (a retried, dead-lettered or replayed record), else the last header of this name ({@code id},
+   * where the outbox writes the event id). The retry ladder and the HTTP handler resolve it the
+   * same way ({@link CourierHeaders#operationKey}).
+   */
+  static <K, V> OperationKeyExtractor<K, V> courier(String header) {
+    Objects.requireNonNull(header, "header");
+    return new OperationKeyExtractor<>() {
+      @Override
+      public Optional<String> extract(ConsumerRecord<K, V> record) {
+        return CourierHeaders.operationKey(record.headers(), header)
+            .map(b -> new String(b, StandardCharsets.UTF_8));
+      }
+
+      @Override
+      public String describe() {
+        return "header '" + CourierHeaders.OPERATION_KEY + "', else '" + header + "'";
       }
     };
   }

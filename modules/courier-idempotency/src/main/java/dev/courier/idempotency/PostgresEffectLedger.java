@@ -1,8 +1,9 @@
 package dev.courier.idempotency;
 
+import dev.courier.idempotency.internal.IdempotencyMetrics;
 import dev.courier.idempotency.internal.LedgerSql;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -26,7 +27,8 @@ final class PostgresEffectLedger implements EffectLedger {
   private final Clock clock;
   private final DistributionSummary attemptsPerCompletion;
 
-  PostgresEffectLedger(DataSource dataSource, String owner, Duration lease, Clock clock) {
+  PostgresEffectLedger(
+      DataSource dataSource, String owner, Duration lease, Clock clock, MeterRegistry registry) {
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("the lease must be positive, was " + lease);
     }
@@ -34,10 +36,7 @@ final class PostgresEffectLedger implements EffectLedger {
     this.owner = owner;
     this.lease = lease;
     this.clock = clock;
-    this.attemptsPerCompletion =
-        DistributionSummary.builder("courier.ledger.attempts.per.completion")
-            .description("Claims it took to complete one effect (retry amplification).")
-            .register(Metrics.globalRegistry);
+    this.attemptsPerCompletion = IdempotencyMetrics.ledgerAttempts(registry);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.courier.idempotency;
 
+import dev.courier.idempotency.internal.IdempotencyMetrics;
 import dev.courier.idempotency.internal.KeySql;
 import dev.courier.idempotency.internal.KeySql.Coordinates;
 import dev.courier.idempotency.internal.KeySql.KeyRow;

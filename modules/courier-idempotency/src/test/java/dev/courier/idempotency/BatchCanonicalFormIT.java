@@ -2,6 +2,7 @@ package dev.courier.idempotency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
@@ -106,7 +107,7 @@ class BatchCanonicalFormIT {
         ProducerRecord<byte[], byte[]> r =
             new ProducerRecord<>(
                 topic, new byte[] {1}, payloads.get(i).getBytes(StandardCharsets.UTF_8));
-        r.headers().add("id", ("op-" + i).getBytes(StandardCharsets.UTF_8));
+        r.headers().add(CourierHeaders.ID, ("op-" + i).getBytes(StandardCharsets.UTF_8));
         producer.send(r);
       }
       producer.flush();
@@ -131,7 +132,7 @@ class BatchCanonicalFormIT {
     assertThat(handler.batchMode()).as("idempotency.batch.mode").isTrue();
     Map<Long, Exception> failed = new ConcurrentHashMap<>();
     try (IdempotentConsumer<byte[], V> consumer =
-        IdempotentConsumer.builder(kafka.consumerConfig(group), new ByteArrayDeserializer(), values)
+        IdempotentConsumer.builder(withGroup(kafka, group), new ByteArrayDeserializer(), values)
             .topics(List.of(topic))
             .handler(handler)
             .onFailure((record, failure) -> failed.put(record.offset(), failure))
@@ -162,5 +163,11 @@ class BatchCanonicalFormIT {
         return rs.getLong(1);
       }
     }
+  }
+
+  private static Map<String, Object> withGroup(KafkaBroker kafka, String group) {
+    Map<String, Object> settings = kafka.clientSettings();
+    settings.put(IdempotentConsumerConfig.GROUP_ID, group);
+    return settings;
   }
 }

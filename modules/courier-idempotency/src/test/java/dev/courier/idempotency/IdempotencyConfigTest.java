@@ -3,6 +3,7 @@ package dev.courier.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.courier.core.CourierHeaders;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
@@ -15,7 +16,8 @@ class IdempotencyConfigTest {
     IdempotencyConfig config =
         new IdempotencyConfig(Map.of("idempotency.consumer.name", "billing"));
     assertThat(config.consumerName()).isEqualTo("billing");
-    assertThat(config.getString(IdempotencyConfig.OPERATION_KEY_HEADER)).isEqualTo("id");
+    assertThat(config.getString(IdempotencyConfig.OPERATION_KEY_HEADER))
+        .isEqualTo(CourierHeaders.ID);
     assertThat(config.retention()).isEqualTo(Duration.ofDays(7));
     assertThat(config.getBoolean(IdempotencyConfig.BATCH_MODE)).isFalse();
   }

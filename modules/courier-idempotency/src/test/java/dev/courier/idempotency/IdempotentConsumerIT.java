@@ -3,6 +3,7 @@ package dev.courier.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
@@ -94,7 +95,7 @@ class IdempotentConsumerIT {
                 })
             .build();
     return IdempotentConsumer.builder(
-            kafka.consumerConfig(group), new StringDeserializer(), new StringDeserializer())
+            withGroup(kafka, group), new StringDeserializer(), new StringDeserializer())
         .topics(List.of(topic))
         .handler(handler)
         .batchMode(true)
@@ -111,7 +112,7 @@ class IdempotentConsumerIT {
       for (int i = 0; i < 5; i++) {
         ProducerRecord<String, String> r =
             new ProducerRecord<>(topic, "k", i == 2 ? "bad" : "v" + i);
-        r.headers().add("id", ("op-" + i).getBytes(StandardCharsets.UTF_8));
+        r.headers().add(CourierHeaders.ID, ("op-" + i).getBytes(StandardCharsets.UTF_8));
         producer.send(r);
       }
       producer.flush();
@@ -138,5 +139,11 @@ class IdempotentConsumerIT {
         .get(30, TimeUnit.SECONDS)
         .get(new TopicPartition(topic, 0))
         .offset();
+  }
+
+  private static Map<String, Object> withGroup(KafkaBroker kafka, String group) {
+    Map<String, Object> settings = kafka.clientSettings();
+    settings.put(IdempotentConsumerConfig.GROUP_ID, group);
+    return settings;
   }
 }

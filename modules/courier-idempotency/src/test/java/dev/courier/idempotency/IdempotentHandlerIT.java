@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
@@ -65,7 +66,8 @@ class IdempotentHandlerIT {
                   }
                   try (PreparedStatement ps =
                       c.prepareStatement("INSERT INTO ledger_lines VALUES (?, 17, 10)")) {
-                    ps.setString(1, new String(record.headers().lastHeader("id").value()));
+                    ps.setString(
+                        1, new String(record.headers().lastHeader(CourierHeaders.ID).value()));
                     ps.executeUpdate();
                   }
                 })
@@ -122,8 +124,8 @@ class IdempotentHandlerIT {
             MissingOperationKeyException.class,
             e -> assertThat(e.reason()).isEqualTo("missing-key"))
         .hasMessage(
-            "record credits-0@99 has no operation key in header 'id'; the key must be set by the"
-                + " producer, it is never generated on delivery");
+            "record credits-0@99 has no operation key in header 'courier.operation.key', else"
+                + " 'id'; the key must be set by the producer, it is never generated on delivery");
   }
 
   @Test
@@ -186,7 +188,8 @@ class IdempotentHandlerIT {
                 (c, record) -> {
                   try (PreparedStatement ps =
                       c.prepareStatement("INSERT INTO ledger_lines VALUES (?, 17, 10)")) {
-                    ps.setString(1, new String(record.headers().lastHeader("id").value()));
+                    ps.setString(
+                        1, new String(record.headers().lastHeader(CourierHeaders.ID).value()));
                     ps.executeUpdate();
                   }
                   firstInside.countDown();
@@ -231,15 +234,15 @@ class IdempotentHandlerIT {
     handler.handle(record("m-1", "{\"amount\":10}"));
     String scrape = registry.scrape();
     assertThat(scrape)
-        .contains("courier_idempotency_processed_total{consumer=\"" + consumer + "\"} 1.0")
-        .contains("courier_idempotency_duplicates_total{consumer=\"" + consumer + "\"} 1.0")
+        .contains("courier_idempotency_processed_total{group=\"" + consumer + "\"} 1.0")
+        .contains("courier_idempotency_duplicates_total{group=\"" + consumer + "\"} 1.0")
         .contains("courier_idempotency_key_reuses_total")
         .contains("courier_idempotency_store_rows");
   }
 
   private ConsumerRecord<String, String> record(String key, String value) {
     RecordHeaders headers = new RecordHeaders();
-    headers.add("id", key.getBytes(StandardCharsets.UTF_8));
+    headers.add(CourierHeaders.ID, key.getBytes(StandardCharsets.UTF_8));
     return new ConsumerRecord<>(
         "credits",
         0,

@@ -3,6 +3,7 @@ package dev.courier.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.BackendMatrix;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
@@ -56,7 +57,7 @@ class RebalanceRaceIT {
         new KafkaProducer<>(
             kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
       ProducerRecord<String, String> r = new ProducerRecord<>(topic, "17", "17:10");
-      r.headers().add("id", "race-op".getBytes(StandardCharsets.UTF_8));
+      r.headers().add(CourierHeaders.ID, "race-op".getBytes(StandardCharsets.UTF_8));
       producer.send(r).get(30, TimeUnit.SECONDS);
     }
 
@@ -164,9 +165,11 @@ class RebalanceRaceIT {
                   }
                 })
             .build();
-    Map<String, Object> config = new java.util.HashMap<>(kafka.consumerConfig(group));
-    config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-    config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) maxPollInterval.toMillis());
+    Map<String, Object> config = kafka.clientSettings();
+    config.put(IdempotentConsumerConfig.GROUP_ID, group);
+    config.put("kafka." + ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+    config.put(
+        "kafka." + ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) maxPollInterval.toMillis());
     return IdempotentConsumer.builder(config, new StringDeserializer(), new StringDeserializer())
         .topics(List.of(topic))
         .handler(handler)

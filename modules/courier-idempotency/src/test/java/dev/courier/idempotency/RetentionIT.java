@@ -3,6 +3,7 @@ package dev.courier.idempotency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.MutableClock;
@@ -71,7 +72,7 @@ class RetentionIT {
     clock.advance(Duration.ofHours(1));
 
     IdempotencyRetention retention =
-        new IdempotencyRetention(
+        IdempotencyRetention.create(
             db.dataSource(),
             Map.of(
                 IdempotencyConfig.CONSUMER_NAME,
@@ -90,7 +91,7 @@ class RetentionIT {
 
   private static IdempotencyRetention retention(
       TestDatabase db, Duration window, boolean override) {
-    return new IdempotencyRetention(
+    return IdempotencyRetention.create(
         db.dataSource(),
         Map.of(
             IdempotencyConfig.CONSUMER_NAME,
@@ -105,7 +106,7 @@ class RetentionIT {
 
   private static ConsumerRecord<String, String> record(String key) {
     RecordHeaders headers = new RecordHeaders();
-    headers.add("id", key.getBytes(StandardCharsets.UTF_8));
+    headers.add(CourierHeaders.ID, key.getBytes(StandardCharsets.UTF_8));
     return new ConsumerRecord<>(
         "credits",
         0,

@@ -60,7 +60,7 @@ final class OverloadStep implements LabStep {
     Map<String, Object> settings = new HashMap<>();
     settings.put(MonitorConfig.BOOTSTRAP_SERVERS, lab.kafka().bootstrapServers());
     settings.put(MonitorConfig.GROUPS, GROUP);
-    settings.put(MonitorConfig.TICK_MS, "1000");
+    settings.put(MonitorConfig.TICK_INTERVAL_MS, "1000");
     settings.put(MonitorConfig.WINDOW_MS, "8000");
     AtomicBoolean producing = new AtomicBoolean(true);
     AtomicBoolean consuming = new AtomicBoolean(true);

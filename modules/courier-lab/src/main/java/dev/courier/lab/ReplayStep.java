@@ -102,7 +102,7 @@ final class ReplayStep implements LabStep {
     }
     lab.expect("committed offsets billing / analytics", committed(resetter), List.of(3L, 3L));
 
-    StreamsApplicationReset streams = new StreamsApplicationReset(lab.kafka().admin(), resetter);
+    StreamsApplicationReset streams = StreamsApplicationReset.create(lab.kafka().admin(), resetter);
     StreamsApplicationReset.Plan plan =
         streams.plan(ANALYTICS, List.of(TOPIC), ResetTarget.earliest());
     lab.say("dry run of the analytics rebuild:");
@@ -143,7 +143,8 @@ final class ReplayStep implements LabStep {
   private static ConsumerProgress billing(Lab lab, Predicate<ConsumerProgress> done) {
     try (IdempotentConsumer<String, Object> billing =
         Billing.consumer(
-            lab.kafka().consumerConfig(BILLING),
+            lab.kafka().clientSettings(),
+            BILLING,
             lab.registryUrl(),
             TOPIC,
             lab.db().dataSource(),

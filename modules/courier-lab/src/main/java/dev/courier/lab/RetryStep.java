@@ -7,6 +7,7 @@ import dev.courier.idempotency.Outcome;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.DltReplayerConfig;
 import dev.courier.retry.RecordHandler;
 import dev.courier.retry.RetryBudget;
 import dev.courier.retry.RetryConfig;
@@ -114,10 +115,12 @@ final class RetryStep implements LabStep {
 
     try (DltReplayer replayer =
         DltReplayer.create(
-            Map.of("bootstrap.servers", lab.kafka().bootstrapServers()),
-            lab.db().dataSource(),
-            2.0,
-            Clock.systemUTC())) {
+            Map.of(
+                "bootstrap.servers",
+                lab.kafka().bootstrapServers(),
+                DltReplayerConfig.REPLAY_RATE_PER_SECOND,
+                2.0),
+            lab.db().dataSource())) {
       DltRecord poison = one(replayer, "op-2");
       lab.expect(
           "op-2 in the DLT: reason, attempts",
@@ -145,7 +148,7 @@ final class RetryStep implements LabStep {
           List.of("permanent", "account acc-9 is frozen"));
 
       // The budget is spent: op-4's due retry waits at its tier past its deadline.
-      RetryBudget spent = new RetryBudget(1, 0.2, Clock.systemUTC());
+      RetryBudget spent = RetryBudget.of(1, 0.2, Clock.systemUTC());
       spent.tryAcquire();
       transientFailures.put("op-4", 1);
       send(
@@ -266,7 +269,7 @@ final class RetryStep implements LabStep {
     settings.put(RetryConfig.GROUP_ID, "lab-" + topic);
     settings.put(RetryConfig.TOPIC, topic);
     settings.put(RetryConfig.MAX_ATTEMPTS, 3);
-    settings.put(RetryConfig.BACKOFF, "fixed");
+    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
     settings.put(RetryConfig.BACKOFF_INITIAL_MS, 500);
     settings.put(RetryConfig.BACKOFF_MAX_MS, 500);
     RetryingConsumer.Builder<String, String> builder =

@@ -41,6 +41,7 @@ class LabIT {
           .contains("admission refused because of: Optional[OLDEST_AGE]")
           .as("the clients' and servers' logs go to the lab's log file, not the terminal")
           .contains("warnings of the clients and servers go to")
+          .doesNotContain("SLF4J")
           .doesNotContain("Bootstrap metadata")
           .doesNotContain("QuorumController");
     }
@@ -67,7 +68,9 @@ class LabIT {
       assertThat(lab.awaitExit(Duration.ofSeconds(60))).isEqualTo(1);
       assertThat(lab.output())
           .contains("--step 9: steps are 1 to 5 or outbox, crash, replay, retry, overload")
-          .doesNotContain("starting");
+          .doesNotContain("starting")
+          .as("the jar carries its logging provider: no SLF4J warnings come first")
+          .doesNotContain("SLF4J");
     }
   }
 }

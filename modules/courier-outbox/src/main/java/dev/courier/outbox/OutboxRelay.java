@@ -3,8 +3,10 @@ package dev.courier.outbox;
 import dev.courier.core.CrashPoint;
 import dev.courier.core.ServiceHealth;
 import dev.courier.outbox.internal.Outage;
+import dev.courier.outbox.internal.OutboxMetrics;
+import dev.courier.outbox.internal.RelayState;
+import dev.courier.outbox.internal.RelaySupervisor;
 import dev.courier.outbox.internal.RowRouter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.sql.Connection;
@@ -51,25 +53,17 @@ public final class OutboxRelay implements AutoCloseable {
   private final Thread thread;
   private final ScheduledExecutorService watcher;
 
-  private OutboxRelay(OutboxRelayConfig config, MeterRegistry registry, Clock clock) {
+  private OutboxRelay(
+      OutboxRelayConfig config,
+      KafkaProducer<byte[], byte[]> producer,
+      RowRouter router,
+      RelayState state,
+      RelaySupervisor supervisor) {
     this.config = config;
-    String name = config.getString(OutboxRelayConfig.NAME);
-    OutboxMetrics metrics = new OutboxMetrics(registry, name);
-    this.producer =
-        new KafkaProducer<>(
-            producerConfig(config), new ByteArraySerializer(), new ByteArraySerializer());
-    this.router = new RowRouter(config.prefix(), config.cdcPrefix(), config.table());
-    this.state = new RelayState(clock);
-    this.supervisor = new RelaySupervisor(config, producer, router, metrics, clock, state);
-    Gauge.builder("courier.outbox.slot.retained.wal", this, OutboxRelay::retainedWalBytes)
-        .tag("relay", name)
-        .baseUnit("bytes")
-        .description("WAL the replication slot keeps because the relay has not confirmed it yet.")
-        .register(registry);
-    Gauge.builder("courier.outbox.ready", this, r -> r.health().ready() ? 1 : 0)
-        .tag("relay", name)
-        .description("1 while the relay streams and Kafka acknowledges, else 0 (see /health).")
-        .register(registry);
+    this.producer = producer;
+    this.router = router;
+    this.state = state;
+    this.supervisor = supervisor;
     this.thread = new Thread(supervisor, "courier-outbox-relay");
     this.watcher =
         Executors.newSingleThreadScheduledExecutor(
@@ -93,7 +87,22 @@ public final class OutboxRelay implements AutoCloseable {
 
   /** As {@link #create(Map)}, with the registry for its metrics and the clock of its ages. */
   public static OutboxRelay create(Map<String, ?> settings, MeterRegistry registry, Clock clock) {
-    OutboxRelay relay = new OutboxRelay(new OutboxRelayConfig(settings), registry, clock);
+    OutboxRelayConfig config = new OutboxRelayConfig(settings);
+    String name = config.getString(OutboxRelayConfig.RELAY_NAME);
+    OutboxMetrics metrics = new OutboxMetrics(registry, name);
+    KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            producerConfig(config), new ByteArraySerializer(), new ByteArraySerializer());
+    RowRouter router = new RowRouter(config.prefix(), config.cdcPrefix(), config.table());
+    RelayState state = new RelayState(clock);
+    OutboxRelay relay =
+        new OutboxRelay(
+            config,
+            producer,
+            router,
+            state,
+            new RelaySupervisor(config, producer, router, metrics, clock, state));
+    metrics.relayGauges(relay, OutboxRelay::retainedWalBytes, r -> r.health().ready() ? 1 : 0);
     try {
       relay.supervisor.checkOnce();
     } catch (RuntimeException e) {
@@ -155,7 +164,7 @@ public final class OutboxRelay implements AutoCloseable {
             c.prepareStatement(
                 "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint"
                     + " FROM pg_replication_slots WHERE slot_name = ?")) {
-      ps.setString(1, config.getString(OutboxRelayConfig.SLOT));
+      ps.setString(1, config.getString(OutboxRelayConfig.SLOT_NAME));
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getLong(1) : 0;
       }
@@ -197,7 +206,7 @@ public final class OutboxRelay implements AutoCloseable {
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, delivery);
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(30_000, delivery - 1_000));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, delivery);
-    p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, config.getString(OutboxRelayConfig.NAME));
+    p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, config.getString(OutboxRelayConfig.RELAY_NAME));
     return p;
   }
 }

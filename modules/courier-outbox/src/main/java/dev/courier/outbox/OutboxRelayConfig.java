@@ -2,6 +2,8 @@ package dev.courier.outbox;
 
 import dev.courier.core.Choice;
 import dev.courier.core.ClientSettings;
+import dev.courier.outbox.internal.DatabaseSettings;
+import dev.courier.outbox.internal.ShardNames;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Locale;
@@ -11,50 +13,51 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.ConfigDef.ValidString;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 
 /** Settings of the {@link OutboxRelay}, declared once with default, validator and doc. */
 public final class OutboxRelayConfig extends AbstractConfig {
 
-  public static final String NAME = "outbox.relay.name";
+  public static final String RELAY_NAME = "outbox.relay.name";
   public static final String BOOTSTRAP_SERVERS = ClientSettings.BOOTSTRAP_SERVERS;
-  public static final String DB_HOST = "database.hostname";
-  public static final String DB_PORT = "database.port";
-  public static final String DB_NAME = "database.dbname";
-  public static final String DB_USER = "database.user";
-  public static final String DB_PASSWORD = "database.password";
+  public static final String DATABASE_HOSTNAME = DatabaseSettings.HOSTNAME;
+  public static final String DATABASE_PORT = DatabaseSettings.PORT;
+  public static final String DATABASE_DBNAME = DatabaseSettings.DBNAME;
+  public static final String DATABASE_USER = DatabaseSettings.USER;
+  public static final String DATABASE_PASSWORD = DatabaseSettings.PASSWORD;
   public static final String TOPIC_PREFIX = "outbox.topic.prefix";
-  public static final String SLOT = "outbox.slot.name";
-  public static final String PUBLICATION = "outbox.publication.name";
-  public static final String OFFSET_TOPIC = "outbox.offset.storage.topic";
-  public static final String OFFSET_FLUSH_MS = "outbox.offset.flush.interval.ms";
-  public static final String HEARTBEAT_MS = "outbox.heartbeat.interval.ms";
+  public static final String SLOT_NAME = "outbox.slot.name";
+  public static final String PUBLICATION_NAME = "outbox.publication.name";
+  public static final String OFFSET_STORAGE_TOPIC = "outbox.offset.storage.topic";
+  public static final String OFFSET_FLUSH_INTERVAL_MS = "outbox.offset.flush.interval.ms";
+  public static final String HEARTBEAT_INTERVAL_MS = "outbox.heartbeat.interval.ms";
   public static final String INVALID_ROW_POLICY = "outbox.invalid.row.policy";
-  public static final String MAX_BATCH = "outbox.max.batch.size";
-  public static final String MAX_QUEUE = "outbox.max.queue.size";
+  public static final String MAX_BATCH_SIZE = "outbox.max.batch.size";
+  public static final String MAX_QUEUE_SIZE = "outbox.max.queue.size";
   public static final String DELIVERY_TIMEOUT_MS = "outbox.delivery.timeout.ms";
   public static final String POLL_INTERVAL_MS = "outbox.poll.interval.ms";
-  public static final String DB_SSLMODE = "database.sslmode";
-  public static final String DB_SSLROOTCERT = "database.sslrootcert";
-  public static final String DB_SSLCERT = "database.sslcert";
-  public static final String DB_SSLKEY = "database.sslkey";
-  public static final String DB_SSLPASSWORD = "database.sslpassword";
-  public static final String OFFSET_PARTITIONS = "outbox.offset.storage.partitions";
-  public static final String OFFSET_REPLICATION = "outbox.offset.storage.replication.factor";
-  public static final String POSTGRES_RETRY_MS = "outbox.postgres.reconnect.interval.ms";
+  public static final String DATABASE_SSLMODE = DatabaseSettings.SSLMODE;
+  public static final String DATABASE_SSLROOTCERT = DatabaseSettings.SSLROOTCERT;
+  public static final String DATABASE_SSLCERT = DatabaseSettings.SSLCERT;
+  public static final String DATABASE_SSLKEY = DatabaseSettings.SSLKEY;
+  public static final String DATABASE_SSLPASSWORD = DatabaseSettings.SSLPASSWORD;
+  public static final String OFFSET_STORAGE_PARTITIONS = "outbox.offset.storage.partitions";
+  public static final String OFFSET_STORAGE_REPLICATION_FACTOR =
+      "outbox.offset.storage.replication.factor";
+  public static final String POSTGRES_RECONNECT_INTERVAL_MS =
+      "outbox.postgres.reconnect.interval.ms";
   public static final String STARTUP_BACKOFF_MAX_MS = "outbox.startup.backoff.max.ms";
-  public static final String ACK_TIMEOUT_MS = "outbox.health.ack.timeout.ms";
+  public static final String HEALTH_ACK_TIMEOUT_MS = "outbox.health.ack.timeout.ms";
   public static final String SLOT_GAP_POLICY = "outbox.slot.gap.policy";
   public static final String SLOT_FAILOVER = "outbox.slot.failover";
   public static final String SHARD_COUNT = "outbox.shard.count";
   public static final String SHARD_INDEX = "outbox.shard.index";
   public static final String LEADER_LEASE_MS = "outbox.leader.lease.ms";
-  public static final String LEADER_POLL_MS = "outbox.leader.poll.interval.ms";
+  public static final String LEADER_POLL_INTERVAL_MS = "outbox.leader.poll.interval.ms";
 
   /** PostgreSQL's rule for replication slot names; checked here so a bad one exits 2 at start. */
-  private static final ConfigDef.Validator SLOT_NAME =
+  private static final ConfigDef.Validator VALID_SLOT_NAME =
       ConfigDef.LambdaValidator.with(
           (name, value) -> {
             if (!(value instanceof String slot) || !slot.matches("[a-z0-9_]{1,63}")) {
@@ -67,71 +70,14 @@ public final class OutboxRelayConfig extends AbstractConfig {
           () -> "lower-case letters, digits and _, at most 63 characters");
 
   private static final ConfigDef CONFIG =
-      ClientSettings.define(new ConfigDef())
+      DatabaseSettings.define(ClientSettings.define(new ConfigDef()))
           .define(
-              NAME,
+              RELAY_NAME,
               Type.STRING,
               "courier-outbox-relay",
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
               "Name of the relay (the Debezium engine name, and the key of its stored offsets).")
-          .define(
-              DB_HOST,
-              Type.STRING,
-              ConfigDef.NO_DEFAULT_VALUE,
-              new ConfigDef.NonEmptyString(),
-              Importance.HIGH,
-              "PostgreSQL host of the outbox table.")
-          .define(
-              DB_PORT, Type.INT, 5432, Range.between(1, 65535), Importance.HIGH, "PostgreSQL port.")
-          .define(
-              DB_NAME,
-              Type.STRING,
-              ConfigDef.NO_DEFAULT_VALUE,
-              new ConfigDef.NonEmptyString(),
-              Importance.HIGH,
-              "Database holding the outbox table.")
-          .define(
-              DB_USER,
-              Type.STRING,
-              ConfigDef.NO_DEFAULT_VALUE,
-              new ConfigDef.NonEmptyString(),
-              Importance.HIGH,
-              "User with the REPLICATION attribute (or a superuser).")
-          .define(DB_PASSWORD, Type.PASSWORD, "", Importance.HIGH, "Password of that user.")
-          .define(
-              DB_SSLMODE,
-              Type.STRING,
-              "prefer",
-              ValidString.in("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
-              Importance.HIGH,
-              "TLS to PostgreSQL, as libpq and pgjdbc name it: 'verify-full' checks the server's"
-                  + " certificate against database.sslrootcert and its host name.")
-          .define(
-              DB_SSLROOTCERT,
-              Type.STRING,
-              null,
-              Importance.MEDIUM,
-              "CA certificate (PEM) that signed the server's certificate, for verify-ca and"
-                  + " verify-full.")
-          .define(
-              DB_SSLCERT,
-              Type.STRING,
-              null,
-              Importance.LOW,
-              "Client certificate (PEM), when the server authenticates clients by certificate.")
-          .define(
-              DB_SSLKEY,
-              Type.STRING,
-              null,
-              Importance.LOW,
-              "Client private key (PKCS#8 DER, .pk8, as pgjdbc reads it) for database.sslcert.")
-          .define(
-              DB_SSLPASSWORD,
-              Type.PASSWORD,
-              null,
-              Importance.LOW,
-              "Password of database.sslkey, if it is encrypted.")
           .define(
               TOPIC_PREFIX,
               Type.STRING,
@@ -140,35 +86,35 @@ public final class OutboxRelayConfig extends AbstractConfig {
               Importance.HIGH,
               "Events go to <prefix>.<aggregatetype>; invalid rows to <prefix>.outbox.dlt.")
           .define(
-              SLOT,
+              SLOT_NAME,
               Type.STRING,
               "courier_outbox",
-              SLOT_NAME,
+              VALID_SLOT_NAME,
               Importance.MEDIUM,
               "Logical replication slot (created on first start; it holds WAL until events are relayed).")
           .define(
-              PUBLICATION,
+              PUBLICATION_NAME,
               Type.STRING,
               "courier_outbox_pub",
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
               "Publication limited to the outbox and heartbeat tables.")
           .define(
-              OFFSET_TOPIC,
+              OFFSET_STORAGE_TOPIC,
               Type.STRING,
               "courier-outbox-offsets",
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
               "Compacted topic where the relay stores its source offsets.")
           .define(
-              OFFSET_PARTITIONS,
+              OFFSET_STORAGE_PARTITIONS,
               Type.INT,
               1,
               Range.atLeast(1),
               Importance.LOW,
               "Partitions of the offset topic when the relay creates it.")
           .define(
-              OFFSET_REPLICATION,
+              OFFSET_STORAGE_REPLICATION_FACTOR,
               Type.SHORT,
               (short) -1,
               Range.between(-1, Short.MAX_VALUE),
@@ -177,7 +123,7 @@ public final class OutboxRelayConfig extends AbstractConfig {
                   + " broker's default.replication.factor. An existing offset topic must be"
                   + " compacted.")
           .define(
-              OFFSET_FLUSH_MS,
+              OFFSET_FLUSH_INTERVAL_MS,
               Type.LONG,
               250L,
               Range.atLeast(0),
@@ -186,7 +132,7 @@ public final class OutboxRelayConfig extends AbstractConfig {
                   + " are re-sent (with their ids) after a crash, so this bounds what a restart"
                   + " sends again (0 stores after every batch).")
           .define(
-              HEARTBEAT_MS,
+              HEARTBEAT_INTERVAL_MS,
               Type.INT,
               10_000,
               Range.atLeast(0),
@@ -216,7 +162,7 @@ public final class OutboxRelayConfig extends AbstractConfig {
                   + " goes on from the slot's position, logs the gap and counts it in"
                   + " courier_outbox_slot_gaps_total.")
           .define(
-              POSTGRES_RETRY_MS,
+              POSTGRES_RECONNECT_INTERVAL_MS,
               Type.INT,
               500,
               Range.atLeast(100),
@@ -233,7 +179,7 @@ public final class OutboxRelayConfig extends AbstractConfig {
               "While PostgreSQL or Kafka is unreachable at start, the relay waits and tries again"
                   + " with a doubling delay up to this (an outage is never a reason to exit).")
           .define(
-              ACK_TIMEOUT_MS,
+              HEALTH_ACK_TIMEOUT_MS,
               Type.LONG,
               30_000L,
               Range.atLeast(1_000),
@@ -259,21 +205,21 @@ public final class OutboxRelayConfig extends AbstractConfig {
                   + " more CPU while idle. At 1,000 events/s here: 5 ms gave p99 34 ms with 20% of"
                   + " a core idle, 10 ms p99 39 ms with 13%, 20 ms p99 62 ms with 8%.")
           .define(
-              MAX_BATCH,
+              MAX_BATCH_SIZE,
               Type.INT,
               2048,
               Range.between(1, 100_000),
               Importance.LOW,
               "Most change events handed to the relay per batch.")
           .define(
-              MAX_QUEUE,
+              MAX_QUEUE_SIZE,
               Type.INT,
               8192,
               Range.between(2, 1_000_000),
               Importance.LOW,
               "Most change events Debezium's streaming thread decodes ahead of the relay"
                   + " (Debezium's max.queue.size; above "
-                  + MAX_BATCH
+                  + MAX_BATCH_SIZE
                   + "): it goes on decoding while the relay waits for Kafka's acknowledgements.")
           .define(
               LEADER_LEASE_MS,
@@ -288,7 +234,7 @@ public final class OutboxRelayConfig extends AbstractConfig {
                   + " has passed without a renewal. Shorter is a faster takeover from a frozen"
                   + " leader; a killed leader's lock is freed at once whatever this is.")
           .define(
-              LEADER_POLL_MS,
+              LEADER_POLL_INTERVAL_MS,
               Type.INT,
               500,
               Range.between(50, 60_000),
@@ -328,7 +274,7 @@ public final class OutboxRelayConfig extends AbstractConfig {
   private final ClientSettings clients;
 
   public OutboxRelayConfig(Map<String, ?> originals) {
-    super(CONFIG, perShard(originals), false);
+    super(CONFIG, ShardNames.apply(originals, CONFIG.defaultValues()), false);
     this.clients = ClientSettings.of(this);
     if (getInt(SHARD_INDEX) >= getInt(SHARD_COUNT)) {
       throw new ConfigException(
@@ -336,61 +282,14 @@ public final class OutboxRelayConfig extends AbstractConfig {
           getInt(SHARD_INDEX),
           "must be below " + SHARD_COUNT + "=" + getInt(SHARD_COUNT));
     }
-    if (getInt(MAX_QUEUE) <= getInt(MAX_BATCH)) {
+    if (getInt(MAX_QUEUE_SIZE) <= getInt(MAX_BATCH_SIZE)) {
       // Debezium refuses it too, but only once the engine starts, after leadership is won.
       throw new ConfigException(
-          MAX_QUEUE, getInt(MAX_QUEUE), "must be above " + MAX_BATCH + "=" + getInt(MAX_BATCH));
+          MAX_QUEUE_SIZE,
+          getInt(MAX_QUEUE_SIZE),
+          "must be above " + MAX_BATCH_SIZE + "=" + getInt(MAX_BATCH_SIZE));
     }
-    String mode = getString(DB_SSLMODE);
-    if ((mode.equals("verify-ca") || mode.equals("verify-full"))
-        && getString(DB_SSLROOTCERT) == null) {
-      throw new ConfigException(
-          DB_SSLROOTCERT,
-          null,
-          "required with " + DB_SSLMODE + "=" + mode + " (the CA to verify against)");
-    }
-    for (String file : new String[] {DB_SSLROOTCERT, DB_SSLCERT, DB_SSLKEY}) {
-      String path = getString(file);
-      if (path != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(path))) {
-        throw new ConfigException(file, path, "no readable file there");
-      }
-    }
-  }
-
-  /**
-   * The settings a shard's relay runs with: with more than one shard, the names that must differ
-   * between the shards' relays (slot, publication, offset topic, relay name) get the shard's
-   * suffix; the topics events go to do not.
-   */
-  private static Map<String, Object> perShard(Map<String, ?> originals) {
-    Map<String, Object> settings = new java.util.HashMap<>(originals);
-    ConfigDef def =
-        new ConfigDef()
-            .define(SHARD_COUNT, Type.INT, 1, Importance.LOW, "")
-            .define(SHARD_INDEX, Type.INT, 0, Importance.LOW, "");
-    Map<String, Object> shard;
-    try {
-      shard =
-          def.parse(
-              Map.of(
-                  SHARD_COUNT, originals.containsKey(SHARD_COUNT) ? originals.get(SHARD_COUNT) : 1,
-                  SHARD_INDEX,
-                      originals.containsKey(SHARD_INDEX) ? originals.get(SHARD_INDEX) : 0));
-    } catch (ConfigException e) {
-      return settings; // the full parse names the bad value
-    }
-    int count = (Integer) shard.get(SHARD_COUNT);
-    int index = (Integer) shard.get(SHARD_INDEX);
-    if (count > 1) {
-      for (String key : new String[] {SLOT, PUBLICATION, OFFSET_TOPIC, NAME}) {
-        Object base =
-            settings.containsKey(key) ? settings.get(key) : CONFIG.defaultValues().get(key);
-        if (base != null) {
-          settings.put(key, base + "_" + index);
-        }
-      }
-    }
-    return settings;
+    DatabaseSettings.check(this);
   }
 
   /** How the outbox is split, and the table this relay publishes. */
@@ -433,24 +332,24 @@ public final class OutboxRelayConfig extends AbstractConfig {
   public static Map<String, String> settings(
       String bootstrapServers, String jdbcUrl, String user, String password, String prefix) {
     if (!jdbcUrl.startsWith("jdbc:postgresql://")) {
-      throw new ConfigException(DB_HOST, jdbcUrl, "not a jdbc:postgresql:// URL");
+      throw new ConfigException(DATABASE_HOSTNAME, jdbcUrl, "not a jdbc:postgresql:// URL");
     }
     URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
     Map<String, String> settings = new HashMap<>();
-    settings.put(NAME, prefix + "-relay");
+    settings.put(RELAY_NAME, prefix + "-relay");
     settings.put(BOOTSTRAP_SERVERS, bootstrapServers);
-    settings.put(DB_HOST, uri.getHost());
-    settings.put(DB_PORT, String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()));
-    settings.put(DB_NAME, uri.getPath().substring(1));
-    settings.put(DB_USER, user);
-    settings.put(DB_PASSWORD, password);
+    settings.put(DATABASE_HOSTNAME, uri.getHost());
+    settings.put(DATABASE_PORT, String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()));
+    settings.put(DATABASE_DBNAME, uri.getPath().substring(1));
+    settings.put(DATABASE_USER, user);
+    settings.put(DATABASE_PASSWORD, password);
     settings.put(TOPIC_PREFIX, prefix);
     // Topic names allow '-' and '.', slot names do not: the prefix becomes a legal identifier.
     String identifier = prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
     identifier = identifier.substring(0, Math.min(identifier.length(), 58));
-    settings.put(SLOT, identifier + "_slot");
-    settings.put(PUBLICATION, identifier + "_pub");
-    settings.put(OFFSET_TOPIC, prefix + ".offsets");
+    settings.put(SLOT_NAME, identifier + "_slot");
+    settings.put(PUBLICATION_NAME, identifier + "_pub");
+    settings.put(OFFSET_STORAGE_TOPIC, prefix + ".offsets");
     return settings;
   }
 
@@ -467,15 +366,10 @@ public final class OutboxRelayConfig extends AbstractConfig {
   }
 
   public String jdbcUrl() {
-    return "jdbc:postgresql://"
-        + getString(DB_HOST)
-        + ":"
-        + getInt(DB_PORT)
-        + "/"
-        + getString(DB_NAME);
+    return DatabaseSettings.jdbcUrl(this);
   }
 
   public Password password() {
-    return getPassword(DB_PASSWORD);
+    return getPassword(DATABASE_PASSWORD);
   }
 }

@@ -1,6 +1,6 @@
 package dev.courier.outbox;
 
-import dev.courier.core.SqlMigrations;
+import dev.courier.core.internal.SqlMigrations;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

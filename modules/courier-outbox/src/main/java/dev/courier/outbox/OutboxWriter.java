@@ -1,8 +1,11 @@
 package dev.courier.outbox;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Writes outbox events inside the caller's JDBC transaction: the business change and its events
@@ -18,25 +21,50 @@ public interface OutboxWriter {
   /**
    * The default writer: insert, then delete in the same transaction ({@code remove-after-insert},
    * as Debezium's Quarkus extension does), so the table stays empty while CDC still sees the
-   * insert.
+   * insert; one outbox table, meters in Micrometer's global registry.
    */
   static OutboxWriter create() {
-    return new PostgresOutboxWriter(true, OutboxShards.SINGLE);
+    return builder().build();
   }
 
-  /**
-   * The default writer on a sharded outbox: each event goes to its aggregate id's shard, whose
-   * relay publishes it (the relays run with the same {@code outbox.shard.count}).
-   */
-  static OutboxWriter create(OutboxShards shards) {
-    return new PostgresOutboxWriter(true, shards);
+  static Builder builder() {
+    return new Builder();
   }
 
-  /**
-   * A writer that keeps rows ({@code removeAfterInsert=false}), e.g. for audit; purge them
-   * yourself.
-   */
-  static OutboxWriter create(boolean removeAfterInsert) {
-    return new PostgresOutboxWriter(removeAfterInsert, OutboxShards.SINGLE);
+  /** Shards, whether rows stay, and where the writer's meters go. */
+  final class Builder {
+    private OutboxShards shards = OutboxShards.SINGLE;
+    private boolean removeAfterInsert = true;
+    private MeterRegistry meterRegistry = Metrics.globalRegistry;
+
+    private Builder() {}
+
+    /**
+     * A sharded outbox: each event goes to its aggregate id's shard, whose relay publishes it (the
+     * relays run with the same {@code outbox.shard.count}).
+     */
+    public Builder shards(OutboxShards shards) {
+      this.shards = Objects.requireNonNull(shards, "shards");
+      return this;
+    }
+
+    /**
+     * Whether to delete each row in the transaction that wrote it (default true); false keeps rows,
+     * e.g. for audit, and leaves their purge to you.
+     */
+    public Builder removeAfterInsert(boolean removeAfterInsert) {
+      this.removeAfterInsert = removeAfterInsert;
+      return this;
+    }
+
+    /** Where {@code courier_outbox_events_written_total{table}} is registered. */
+    public Builder meterRegistry(MeterRegistry registry) {
+      this.meterRegistry = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
+    public OutboxWriter build() {
+      return new PostgresOutboxWriter(removeAfterInsert, shards, meterRegistry);
+    }
   }
 }

@@ -2,6 +2,8 @@ package dev.courier.outbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -18,12 +20,14 @@ final class PostgresOutboxWriter implements OutboxWriter {
   private final OutboxShards shards;
   private final String[] inserts;
   private final String[] deletes;
+  private final Counter[] written;
 
-  PostgresOutboxWriter(boolean removeAfterInsert, OutboxShards shards) {
+  PostgresOutboxWriter(boolean removeAfterInsert, OutboxShards shards, MeterRegistry registry) {
     this.removeAfterInsert = removeAfterInsert;
     this.shards = shards;
     this.inserts = new String[shards.count()];
     this.deletes = new String[shards.count()];
+    this.written = new Counter[shards.count()];
     for (int shard = 0; shard < shards.count(); shard++) {
       String table = shards.table(shard);
       inserts[shard] =
@@ -32,6 +36,13 @@ final class PostgresOutboxWriter implements OutboxWriter {
               + " (id, aggregatetype, aggregateid, type, payload, content_type, headers, deadline)"
               + " VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?)";
       deletes[shard] = "DELETE FROM " + table + " WHERE id = ?";
+      written[shard] =
+          Counter.builder("courier.outbox.events.written")
+              .tag("table", table)
+              .description(
+                  "Events written into the outbox in the caller's transaction (rolled-back ones"
+                      + " included; the relay counts what it publishes).")
+              .register(registry);
     }
   }
 
@@ -85,6 +96,7 @@ final class PostgresOutboxWriter implements OutboxWriter {
       }
       insert.executeBatch();
     }
+    written[shard].increment(events.size());
     if (removeAfterInsert) {
       // Logical decoding has the insert in the WAL; the row itself need not stay.
       try (PreparedStatement delete = connection.prepareStatement(deletes[shard])) {

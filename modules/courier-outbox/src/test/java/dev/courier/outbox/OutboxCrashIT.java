@@ -3,6 +3,7 @@ package dev.courier.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
 import dev.courier.idempotency.IdempotentHandler;
 import dev.courier.idempotency.Outcome;
@@ -48,7 +49,7 @@ class OutboxCrashIT {
           OutboxFixture.read(kafka, fixture.topic("account"), 2, TIMEOUT);
       assertThat(delivered).as("the acknowledged event is sent again after the restart").hasSize(2);
       assertThat(delivered)
-          .extracting(r -> OutboxFixture.header(r, "id"))
+          .extracting(r -> OutboxFixture.header(r, CourierHeaders.ID))
           .containsOnly(credit.eventId().toString());
 
       // The receiver check: credit 10 per delivered event, without and with deduplication.
@@ -71,7 +72,7 @@ class OutboxCrashIT {
       List<ConsumerRecord<String, String>> delivered =
           OutboxFixture.read(kafka, fixture.topic("account"), 1, TIMEOUT);
       assertThat(delivered).hasSize(1);
-      assertThat(OutboxFixture.header(delivered.get(0), "id"))
+      assertThat(OutboxFixture.header(delivered.get(0), CourierHeaders.ID))
           .isEqualTo(credit.eventId().toString());
     }
   }

@@ -2,6 +2,7 @@ package dev.courier.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.courier.outbox.internal.OutboxMetrics;
 import dev.courier.testkit.DeployChecks;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

@@ -19,22 +19,22 @@ class OutboxRelayConfigTest {
   void aPrefixWithCharactersASlotNameRefusesGivesLegalSlotAndPublicationNames() {
     Map<String, String> settings = settings("Shop-orders.v2");
     assertThat(settings)
-        .containsEntry(OutboxRelayConfig.SLOT, "shop_orders_v2_slot")
-        .containsEntry(OutboxRelayConfig.PUBLICATION, "shop_orders_v2_pub")
+        .containsEntry(OutboxRelayConfig.SLOT_NAME, "shop_orders_v2_slot")
+        .containsEntry(OutboxRelayConfig.PUBLICATION_NAME, "shop_orders_v2_pub")
         .containsEntry(OutboxRelayConfig.TOPIC_PREFIX, "Shop-orders.v2");
     new OutboxRelayConfig(settings);
-    assertThat(settings("x".repeat(100)).get(OutboxRelayConfig.SLOT)).hasSize(63);
+    assertThat(settings("x".repeat(100)).get(OutboxRelayConfig.SLOT_NAME)).hasSize(63);
   }
 
   @Test
   void anIllegalSlotNameIsRefusedAtStartNamingTheKey() {
     for (String slot : new String[] {"shop-1_slot", "Upper", "", "s".repeat(64), "é"}) {
       Map<String, String> settings = new HashMap<>(settings("shop"));
-      settings.put(OutboxRelayConfig.SLOT, slot);
+      settings.put(OutboxRelayConfig.SLOT_NAME, slot);
       assertThatThrownBy(() -> new OutboxRelayConfig(settings))
           .as(slot)
           .isInstanceOf(ConfigException.class)
-          .hasMessageContaining(OutboxRelayConfig.SLOT);
+          .hasMessageContaining(OutboxRelayConfig.SLOT_NAME);
     }
   }
 
@@ -44,10 +44,11 @@ class OutboxRelayConfigTest {
     settings.put(OutboxRelayConfig.SHARD_COUNT, "2");
     settings.put(OutboxRelayConfig.SHARD_INDEX, "1");
     OutboxRelayConfig config = new OutboxRelayConfig(settings);
-    assertThat(config.getString(OutboxRelayConfig.SLOT)).isEqualTo("shop_slot_1");
-    assertThat(config.getString(OutboxRelayConfig.PUBLICATION)).isEqualTo("shop_pub_1");
-    assertThat(config.getString(OutboxRelayConfig.OFFSET_TOPIC)).isEqualTo("shop.offsets_1");
-    assertThat(config.getString(OutboxRelayConfig.NAME)).isEqualTo("shop-relay_1");
+    assertThat(config.getString(OutboxRelayConfig.SLOT_NAME)).isEqualTo("shop_slot_1");
+    assertThat(config.getString(OutboxRelayConfig.PUBLICATION_NAME)).isEqualTo("shop_pub_1");
+    assertThat(config.getString(OutboxRelayConfig.OFFSET_STORAGE_TOPIC))
+        .isEqualTo("shop.offsets_1");
+    assertThat(config.getString(OutboxRelayConfig.RELAY_NAME)).isEqualTo("shop-relay_1");
     assertThat(config.prefix()).isEqualTo("shop");
     assertThat(config.table()).isEqualTo("courier_outbox_1");
     assertThat(new OutboxRelayConfig(settings("shop")).table()).isEqualTo("courier_outbox");
@@ -56,14 +57,14 @@ class OutboxRelayConfigTest {
   @Test
   void aQueueNoLargerThanABatchIsRefusedNamingTheKey() {
     Map<String, String> settings = new HashMap<>(settings("shop"));
-    settings.put(OutboxRelayConfig.MAX_BATCH, "4096");
-    settings.put(OutboxRelayConfig.MAX_QUEUE, "4096");
+    settings.put(OutboxRelayConfig.MAX_BATCH_SIZE, "4096");
+    settings.put(OutboxRelayConfig.MAX_QUEUE_SIZE, "4096");
     assertThatThrownBy(() -> new OutboxRelayConfig(settings))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining(OutboxRelayConfig.MAX_QUEUE)
-        .hasMessageContaining(OutboxRelayConfig.MAX_BATCH + "=4096");
-    settings.put(OutboxRelayConfig.MAX_QUEUE, "16384");
-    assertThat(new OutboxRelayConfig(settings).getInt(OutboxRelayConfig.MAX_QUEUE))
+        .hasMessageContaining(OutboxRelayConfig.MAX_QUEUE_SIZE)
+        .hasMessageContaining(OutboxRelayConfig.MAX_BATCH_SIZE + "=4096");
+    settings.put(OutboxRelayConfig.MAX_QUEUE_SIZE, "16384");
+    assertThat(new OutboxRelayConfig(settings).getInt(OutboxRelayConfig.MAX_QUEUE_SIZE))
         .isEqualTo(16384);
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.BackendMatrix;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
@@ -74,7 +75,7 @@ class OutboxRelayIT {
           .extracting(ConsumerRecord::value)
           .containsExactly("{\"amount\":1}", "{\"amount\":2}", "{\"amount\":3}");
       assertThat(records)
-          .extracting(r -> OutboxFixture.header(r, "id"))
+          .extracting(r -> OutboxFixture.header(r, CourierHeaders.ID))
           .containsExactlyInAnyOrderElementsOf(committed.stream().map(UUID::toString).toList());
       assertThat(acc1)
           .extracting(r -> OutboxFixture.header(r, "traceparent"))
@@ -83,7 +84,8 @@ class OutboxRelayIT {
       assertThat(OutboxFixture.header(acc1.get(0), "content-type")).isEqualTo(OutboxEvent.JSON);
       ConsumerRecord<String, String> acc2 =
           records.stream().filter(r -> r.key().equals("acc-2")).findFirst().orElseThrow();
-      assertThat(OutboxFixture.header(acc2, "courier.deadline")).startsWith("2030-01-01T00:00");
+      assertThat(OutboxFixture.header(acc2, CourierHeaders.DEADLINE))
+          .startsWith("2030-01-01T00:00");
       // Nothing of the rolled-back transaction, and the table stays empty (remove-after-insert).
       assertThat(OutboxFixture.read(kafka, fixture.topic("account"), 5, Duration.ofSeconds(3)))
           .hasSize(4);
@@ -108,8 +110,8 @@ class OutboxRelayIT {
   void thePublicationPublishesInsertsAndUpdatesOnlyEvenWhenAnOlderOneDidMore(
       KafkaBroker kafka, TestDatabase db) throws Exception {
     OutboxFixture fixture =
-        new OutboxFixture(kafka, db).with(OutboxRelayConfig.HEARTBEAT_MS, "200");
-    String publication = fixture.settings.get(OutboxRelayConfig.PUBLICATION);
+        new OutboxFixture(kafka, db).with(OutboxRelayConfig.HEARTBEAT_INTERVAL_MS, "200");
+    String publication = fixture.settings.get(OutboxRelayConfig.PUBLICATION_NAME);
     OutboxSchema.migrate(db.dataSource());
     try (Connection c = db.connection();
         Statement s = c.createStatement()) {
@@ -138,7 +140,7 @@ class OutboxRelayIT {
           .extracting(ConsumerRecord::value)
           .containsExactly("{\"amount\":5}");
       // Heartbeats are updates of their row: they still move the slot while the outbox is idle.
-      String slot = fixture.settings.get(OutboxRelayConfig.SLOT);
+      String slot = fixture.settings.get(OutboxRelayConfig.SLOT_NAME);
       long before = confirmedFlush(db, slot);
       await().atMost(TIMEOUT).until(() -> confirmedFlush(db, slot) > before);
     }
@@ -179,7 +181,7 @@ class OutboxRelayIT {
       List<ConsumerRecord<String, String>> dead =
           OutboxFixture.read(kafka, fixture.prefix + ".outbox.dlt", 1, TIMEOUT);
       assertThat(dead).hasSize(1);
-      assertThat(OutboxFixture.header(dead.get(0), "id")).isEqualTo(bad.toString());
+      assertThat(OutboxFixture.header(dead.get(0), CourierHeaders.ID)).isEqualTo(bad.toString());
       assertThat(OutboxFixture.header(dead.get(0), "courier.reason"))
           .contains("aggregateid is null");
       assertThat(dead.get(0).value())
@@ -204,8 +206,8 @@ class OutboxRelayIT {
     }
     OutboxFixture fixture =
         new OutboxFixture(kafka, db)
-            .with(OutboxRelayConfig.DB_USER, "plain_app")
-            .with(OutboxRelayConfig.DB_PASSWORD, "pw");
+            .with(OutboxRelayConfig.DATABASE_USER, "plain_app")
+            .with(OutboxRelayConfig.DATABASE_PASSWORD, "pw");
     assertThatThrownBy(() -> OutboxRelay.create(fixture.settings))
         .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
         .hasMessageContaining("database.user")

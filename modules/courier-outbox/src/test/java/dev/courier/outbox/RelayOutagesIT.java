@@ -90,7 +90,7 @@ class RelayOutagesIT {
     try (PostgresProcess pg = PostgresProcess.builder().build().start();
         KafkaProcess kafka = KafkaProcess.plaintext().start()) {
       Map<String, String> settings = settings(pg, kafka);
-      settings.put(OutboxRelayConfig.ACK_TIMEOUT_MS, "2000");
+      settings.put(OutboxRelayConfig.HEALTH_ACK_TIMEOUT_MS, "2000");
       settings.put(OutboxRelayConfig.DELIVERY_TIMEOUT_MS, "5000");
       try (OutboxRelay relay =
           OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {

@@ -45,7 +45,9 @@ class RelayPartialFailureIT {
               List.of(
                   new NewTopic(accounts, Map.of(0, List.of(1))),
                   new NewTopic(payments, Map.of(0, List.of(2))),
-                  new NewTopic(settings.get(OutboxRelayConfig.OFFSET_TOPIC), Map.of(0, List.of(1)))
+                  new NewTopic(
+                          settings.get(OutboxRelayConfig.OFFSET_STORAGE_TOPIC),
+                          Map.of(0, List.of(1)))
                       .configs(Map.of("cleanup.policy", "compact"))))
           .all()
           .get(30, TimeUnit.SECONDS);

@@ -3,6 +3,7 @@ package dev.courier.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.PostgresProcess;
@@ -65,7 +66,7 @@ class RelayPrimaryFailoverIT {
       awaitSynchronousStandby(primary);
       Map<String, String> settings = settings(kafka, database);
       settings.put(OutboxRelayConfig.SLOT_FAILOVER, "true");
-      String slot = settings.get(OutboxRelayConfig.SLOT);
+      String slot = settings.get(OutboxRelayConfig.SLOT_NAME);
       String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       try (OutboxRelay relay = OutboxRelay.create(settings, registry, Clock.systemUTC())) {
@@ -156,7 +157,7 @@ class RelayPrimaryFailoverIT {
         LOG.info("after a failover on PostgreSQL 16: {}", relay.failure().getMessage());
         assertThat(relay.failure().getMessage())
             .contains(OutboxRelayConfig.SLOT_GAP_POLICY)
-            .contains(settings.get(OutboxRelayConfig.SLOT));
+            .contains(settings.get(OutboxRelayConfig.SLOT_NAME));
         assertThat(relay.health().live()).as("exits, for a person to decide").isFalse();
         assertThat(ids(kafka.readStrings(topic, 2, Duration.ofSeconds(2))))
             .as("nothing published from a slot made after the failover")
@@ -236,6 +237,6 @@ class RelayPrimaryFailoverIT {
   }
 
   private static List<String> ids(List<ConsumerRecord<String, String>> records) {
-    return records.stream().map(r -> OutboxFixture.header(r, "id")).toList();
+    return records.stream().map(r -> OutboxFixture.header(r, CourierHeaders.ID)).toList();
   }
 }

@@ -109,7 +109,7 @@ class RelayRefusalsIT {
   void aDroppedOrRecreatedSlotIsRefusedUnlessTheGapIsAccepted(KafkaBroker kafka, TestDatabase db)
       throws Exception {
     OutboxFixture fixture = new OutboxFixture(kafka, db);
-    String slot = fixture.settings.get(OutboxRelayConfig.SLOT);
+    String slot = fixture.settings.get(OutboxRelayConfig.SLOT_NAME);
     try (OutboxRelay relay = start(fixture)) {
       write(db, OutboxRelayIT.credit("acc-4", 1).build());
       assertThat(OutboxFixture.read(kafka, fixture.topic("account"), 1, TIMEOUT)).hasSize(1);
@@ -147,7 +147,7 @@ class RelayRefusalsIT {
   @Test
   void anOffsetTopicThatIsNotCompactedIsRefusedNamingIt(KafkaBroker kafka, TestDatabase db) {
     OutboxFixture fixture = new OutboxFixture(kafka, db);
-    String offsets = fixture.settings.get(OutboxRelayConfig.OFFSET_TOPIC);
+    String offsets = fixture.settings.get(OutboxRelayConfig.OFFSET_STORAGE_TOPIC);
     kafka.createTopic(offsets, 1, Map.of("cleanup.policy", "delete"));
     assertThatThrownBy(() -> OutboxRelay.create(fixture.settings))
         .isInstanceOf(ConfigException.class)
@@ -159,8 +159,8 @@ class RelayRefusalsIT {
   void theOffsetTopicIsCreatedCompactedWithTheConfiguredPartitions(
       KafkaBroker kafka, TestDatabase db) throws Exception {
     OutboxFixture fixture =
-        new OutboxFixture(kafka, db).with(OutboxRelayConfig.OFFSET_PARTITIONS, "3");
-    String offsets = fixture.settings.get(OutboxRelayConfig.OFFSET_TOPIC);
+        new OutboxFixture(kafka, db).with(OutboxRelayConfig.OFFSET_STORAGE_PARTITIONS, "3");
+    String offsets = fixture.settings.get(OutboxRelayConfig.OFFSET_STORAGE_TOPIC);
     try (OutboxRelay relay = start(fixture)) {
       var description =
           kafka.admin().describeTopics(List.of(offsets)).allTopicNames().get(30, TimeUnit.SECONDS);

@@ -46,7 +46,7 @@ class RelayShardsIT {
             OutboxRelay.create(second, new SimpleMeterRegistry(), Clock.systemUTC())) {
       assertThat(relay0.awaitStreaming(TIMEOUT)).isTrue();
       assertThat(relay1.awaitStreaming(TIMEOUT)).isTrue();
-      OutboxWriter writer = OutboxWriter.create(shards);
+      OutboxWriter writer = OutboxWriter.builder().shards(shards).build();
       try (Connection c = db.connection()) {
         c.setAutoCommit(false);
         for (int n = 1; n <= PER_KEY; n++) {

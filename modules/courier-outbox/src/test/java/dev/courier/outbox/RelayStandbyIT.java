@@ -182,8 +182,8 @@ class RelayStandbyIT {
     assertThat(standby.health().ready()).isFalse();
     assertThat(standby.health().live()).isTrue();
     assertThat(standby.health().reason())
-        .contains(fixture.settings.get(OutboxRelayConfig.SLOT))
-        .contains(fixture.settings.get(OutboxRelayConfig.NAME) + "@")
+        .contains(fixture.settings.get(OutboxRelayConfig.SLOT_NAME))
+        .contains(fixture.settings.get(OutboxRelayConfig.RELAY_NAME) + "@")
         .contains("takes over when it stops");
   }
 
@@ -198,7 +198,7 @@ class RelayStandbyIT {
   }
 
   private static List<String> ids(List<ConsumerRecord<String, String>> records) {
-    return records.stream().map(r -> OutboxFixture.header(r, "id")).toList();
+    return records.stream().map(r -> OutboxFixture.header(r, CourierHeaders.ID)).toList();
   }
 
   private static long incarnation(ConsumerRecord<?, ?> record) {

@@ -33,9 +33,9 @@ class SlotHealthIT {
     // would otherwise reach it and move its slot too.
     try (TestDatabase quiet = postgres.createDatabase("slot_quiet")) {
       OutboxFixture beating =
-          new OutboxFixture(kafka, db).with(OutboxRelayConfig.HEARTBEAT_MS, "500");
+          new OutboxFixture(kafka, db).with(OutboxRelayConfig.HEARTBEAT_INTERVAL_MS, "500");
       OutboxFixture silent =
-          new OutboxFixture(kafka, quiet).with(OutboxRelayConfig.HEARTBEAT_MS, "0");
+          new OutboxFixture(kafka, quiet).with(OutboxRelayConfig.HEARTBEAT_INTERVAL_MS, "0");
       try (OutboxRelay withHeartbeats =
               OutboxRelay.create(beating.settings, new SimpleMeterRegistry(), Clock.systemUTC());
           OutboxRelay withoutHeartbeats =

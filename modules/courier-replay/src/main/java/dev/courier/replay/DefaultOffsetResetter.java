@@ -1,6 +1,8 @@
 package dev.courier.replay;
 
 import dev.courier.replay.internal.KafkaOffsets;
+import dev.courier.replay.internal.ReplayMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,12 +35,14 @@ final class DefaultOffsetResetter implements OffsetResetter {
   private final AuditLog audit;
   private final Path undoDirectory;
   private final Clock clock;
+  private final MeterRegistry registry;
 
   DefaultOffsetResetter(OffsetResetter.Builder b) {
     this.kafka = new KafkaOffsets(b.admin, Duration.ofSeconds(30));
     this.audit = b.auditLog;
     this.undoDirectory = b.undoDirectory;
     this.clock = b.clock;
+    this.registry = b.meterRegistry;
   }
 
   @Override
@@ -312,6 +316,7 @@ final class DefaultOffsetResetter implements OffsetResetter {
         kafka.delete(group, remove);
       }
       audit.finish(id, "applied");
+      ReplayMetrics.offsetChanges(registry, group, action).increment();
     } catch (RuntimeException e) {
       audit.finish(id, "failed: " + e.getMessage());
       throw e;

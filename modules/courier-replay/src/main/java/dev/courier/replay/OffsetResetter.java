@@ -1,5 +1,7 @@
 package dev.courier.replay;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Objects;
@@ -40,6 +42,7 @@ public interface OffsetResetter {
     AuditLog auditLog;
     Path undoDirectory = Path.of("courier-undo");
     Clock clock = Clock.systemUTC();
+    MeterRegistry meterRegistry = Metrics.globalRegistry;
 
     private Builder() {}
 
@@ -61,6 +64,12 @@ public interface OffsetResetter {
 
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Where {@code courier_replay_offset_changes_total{group,action}} is registered. */
+    public Builder meterRegistry(MeterRegistry registry) {
+      this.meterRegistry = Objects.requireNonNull(registry, "registry");
       return this;
     }
 

@@ -52,7 +52,15 @@ public final class StreamsApplicationReset {
   private final OffsetResetter resetter;
   private final KafkaOffsets kafka;
 
-  public StreamsApplicationReset(Admin admin, OffsetResetter resetter) {
+  /**
+   * A reset of Kafka Streams applications through this Admin client (the caller's; not closed) and
+   * this audited resetter.
+   */
+  public static StreamsApplicationReset create(Admin admin, OffsetResetter resetter) {
+    return new StreamsApplicationReset(admin, resetter);
+  }
+
+  private StreamsApplicationReset(Admin admin, OffsetResetter resetter) {
     this.resetter = Objects.requireNonNull(resetter, "resetter");
     this.kafka = new KafkaOffsets(admin, Duration.ofSeconds(30));
   }

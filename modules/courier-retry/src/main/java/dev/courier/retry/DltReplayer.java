@@ -1,12 +1,14 @@
 package dev.courier.retry;
 
 import dev.courier.core.CourierHeaders;
+import dev.courier.retry.internal.RetryMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -79,34 +81,49 @@ public final class DltReplayer implements AutoCloseable {
     }
   }
 
-  private final Map<String, Object> clientConfig;
+  private final DltReplayerConfig config;
   private final DltStore store;
   private final Clock clock;
-  private final double ratePerSecond;
   private final KafkaProducer<byte[], byte[]> producer;
+  private final RetryMetrics.Replays meters;
 
   private DltReplayer(
-      Map<String, Object> clientConfig, DataSource dataSource, double ratePerSecond, Clock clock) {
-    if (!(ratePerSecond > 0)) {
-      throw new IllegalArgumentException("rate must be > 0 records/s, got " + ratePerSecond);
-    }
-    this.clientConfig = Map.copyOf(clientConfig);
-    this.store = new DltStore(dataSource);
+      DltReplayerConfig config,
+      DltStore store,
+      KafkaProducer<byte[], byte[]> producer,
+      MeterRegistry registry,
+      Clock clock) {
+    this.config = config;
+    this.store = store;
     this.clock = clock;
-    this.ratePerSecond = ratePerSecond;
-    Map<String, Object> pc = new HashMap<>(clientConfig);
-    pc.put(ProducerConfig.ACKS_CONFIG, "all");
-    pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    this.producer = new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
+    this.producer = producer;
+    this.meters = RetryMetrics.Replays.of(registry);
   }
 
   /**
-   * A replayer for the cluster in {@code clientConfig} (at least {@code bootstrap.servers}), with
-   * its audit log in {@code dataSource}, sending at most {@code ratePerSecond} records a second.
+   * A replayer for the cluster these {@link DltReplayerConfig} settings name ({@code
+   * bootstrap.servers}, {@code kafka.*}, {@code retry.replay.rate.per.second}), with its audit log
+   * in {@code dataSource}.
+   *
+   * @throws org.apache.kafka.common.config.ConfigException naming a bad setting
    */
+  public static DltReplayer create(Map<String, ?> settings, DataSource dataSource) {
+    return create(settings, dataSource, Metrics.globalRegistry, Clock.systemUTC());
+  }
+
+  /** As {@link #create(Map, DataSource)}, with the registry for its meters and its clock. */
   public static DltReplayer create(
-      Map<String, Object> clientConfig, DataSource dataSource, double ratePerSecond, Clock clock) {
-    return new DltReplayer(clientConfig, dataSource, ratePerSecond, clock);
+      Map<String, ?> settings, DataSource dataSource, MeterRegistry registry, Clock clock) {
+    DltReplayerConfig config = new DltReplayerConfig(settings);
+    Map<String, Object> pc = config.clients().producer();
+    pc.put(ProducerConfig.ACKS_CONFIG, "all");
+    pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    return new DltReplayer(
+        config,
+        new DltStore(dataSource),
+        new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer()),
+        registry,
+        clock);
   }
 
   /** Every dead letter up to the topic's current end that the filter keeps, oldest first. */
@@ -134,7 +151,7 @@ public final class DltReplayer implements AutoCloseable {
   }
 
   private KafkaConsumer<byte[], byte[]> reader() {
-    Map<String, Object> cc = new HashMap<>(clientConfig);
+    Map<String, Object> cc = config.clients().consumer();
     cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     cc.remove(ConsumerConfig.GROUP_ID_CONFIG);
     return new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -187,7 +204,7 @@ public final class DltReplayer implements AutoCloseable {
             plan.dltTopic(),
             plan.target().orElse(null),
             plan.records());
-    RetryBudget rate = new RetryBudget(1, ratePerSecond, clock);
+    RetryBudget rate = RetryBudget.of(1, config.ratePerSecond(), clock);
     List<String> sent = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
     try {
@@ -204,6 +221,7 @@ public final class DltReplayer implements AutoCloseable {
         }
         producer.send(toReplay(r, plan.target())).get();
         sent.add(r.coordinates());
+        meters.replayed().increment();
       }
       store.finish(
           id,
@@ -238,6 +256,7 @@ public final class DltReplayer implements AutoCloseable {
             clock.instant(), actor, reason, "park", record.dltTopic(), null, List.of(record));
     store.park(record, clock.instant(), actor, reason);
     store.finish(id, "parked");
+    meters.parked().increment();
   }
 
   /** The audit entries of a DLT in words (oldest first). */

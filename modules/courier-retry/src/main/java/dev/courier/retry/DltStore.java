@@ -2,7 +2,7 @@ package dev.courier.retry;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.courier.core.SqlMigrations;
+import dev.courier.core.internal.SqlMigrations;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -17,7 +17,16 @@ public final class RetryBudget {
   private double tokens;
   private Instant last;
 
-  public RetryBudget(int capacity, double refillPerSecond, Clock clock) {
+  /**
+   * A budget of {@code capacity} tokens, refilled at {@code refillPerSecond}, full at the start.
+   *
+   * @throws IllegalArgumentException when the capacity is below 1 or the refill not positive
+   */
+  public static RetryBudget of(int capacity, double refillPerSecond, Clock clock) {
+    return new RetryBudget(capacity, refillPerSecond, clock);
+  }
+
+  private RetryBudget(int capacity, double refillPerSecond, Clock clock) {
     if (capacity < 1 || !(refillPerSecond > 0)) {
       throw new IllegalArgumentException(
           "need capacity >= 1 and refill > 0, got " + capacity + " and " + refillPerSecond);

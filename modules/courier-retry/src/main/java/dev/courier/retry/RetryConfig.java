@@ -3,8 +3,11 @@ package dev.courier.retry;
 import dev.courier.core.Choice;
 import dev.courier.core.ClientSettings;
 import dev.courier.core.CourierHeaders;
+import dev.courier.core.RenamedKey;
+import dev.courier.core.internal.RenamedKeys;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -20,23 +23,23 @@ public final class RetryConfig extends AbstractConfig {
   private static final int DEFAULT_MAX_POLL_MS = 300_000;
 
   public static final String BOOTSTRAP_SERVERS = ClientSettings.BOOTSTRAP_SERVERS;
-  public static final String GROUP_ID = "group.id";
+  public static final String GROUP_ID = "retry.group.id";
   public static final String TOPIC = "retry.topic";
   public static final String MAX_ATTEMPTS = "retry.max.attempts";
-  public static final String BACKOFF = "retry.backoff.type";
+  public static final String BACKOFF_TYPE = "retry.backoff.type";
   public static final String BACKOFF_INITIAL_MS = "retry.backoff.initial.ms";
   public static final String BACKOFF_MAX_MS = "retry.backoff.max.ms";
   public static final String MAX_ELAPSED_MS = "retry.max.elapsed.ms";
   public static final String BUDGET_CAPACITY = "retry.budget.capacity";
-  public static final String BUDGET_REFILL = "retry.budget.refill.per.second";
+  public static final String BUDGET_REFILL_PER_SECOND = "retry.budget.refill.per.second";
   public static final String DEADLINE_HEADER = "retry.deadline.header";
   public static final String OPERATION_KEY_HEADER = "retry.operation.key.header";
   public static final String ORDERING_KEY = "retry.ordering.key";
-  public static final String TIER_RETENTION_MS = "retry.topic.retention.ms";
+  public static final String TOPIC_RETENTION_MS = "retry.topic.retention.ms";
   public static final String DLT_RETENTION_MS = "retry.dlt.retention.ms";
-  public static final String MESSAGE_MAX_CHARS = "retry.exception.message.max.chars";
-  public static final String INCLUDE_STACK = "retry.exception.stacktrace";
-  public static final String UNKNOWN_FAILURES = "retry.classification.default";
+  public static final String EXCEPTION_MESSAGE_MAX_CHARS = "retry.exception.message.max.chars";
+  public static final String EXCEPTION_STACKTRACE = "retry.exception.stacktrace";
+  public static final String CLASSIFICATION_DEFAULT = "retry.classification.default";
   public static final String POLL_TIMEOUT_MS = "retry.poll.timeout.ms";
   public static final String REPLAY_AUTHORITY = "retry.replay.authority";
   public static final String HANDLER_TIMEOUT_MS = "retry.handler.timeout.ms";
@@ -51,7 +54,8 @@ public final class RetryConfig extends AbstractConfig {
               ConfigDef.NO_DEFAULT_VALUE,
               new ConfigDef.NonEmptyString(),
               Importance.HIGH,
-              "Consumer group of the main topic and its retry tiers.")
+              "Consumer group of the main topic and its retry tiers; the ladder's headers name it"
+                  + " (courier.consumer.group) and its meters are tagged with it (group).")
           .define(
               TOPIC,
               Type.STRING,
@@ -67,7 +71,7 @@ public final class RetryConfig extends AbstractConfig {
               Importance.HIGH,
               "Most calls of the handler per record, the first included (one tier per retry).")
           .define(
-              BACKOFF,
+              BACKOFF_TYPE,
               Type.STRING,
               BackOffType.EXPONENTIAL.value(),
               Choice.validator(BackOffType.class),
@@ -102,7 +106,7 @@ public final class RetryConfig extends AbstractConfig {
               Importance.MEDIUM,
               "Retry tokens shared by this consumer's workers; each extra attempt takes one.")
           .define(
-              BUDGET_REFILL,
+              BUDGET_REFILL_PER_SECOND,
               Type.DOUBLE,
               10.0,
               Range.atLeast(0.001),
@@ -114,14 +118,18 @@ public final class RetryConfig extends AbstractConfig {
               CourierHeaders.DEADLINE,
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
-              "Header with the business deadline (epoch millis or ISO-8601); an expired record goes to the DLT as 'expired', never executed.")
+              "Deprecated: the business deadline is read from courier.deadline, the header the"
+                  + " outbox writes (epoch millis or ISO-8601); a header named here is read as well"
+                  + " when a record has no courier.deadline.")
           .define(
               OPERATION_KEY_HEADER,
               Type.STRING,
               CourierHeaders.ID,
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
-              "Header holding the operation key, copied into courier.operation.key on each hop.")
+              "Header holding the operation key when the record has no courier.operation.key yet;"
+                  + " it is copied into courier.operation.key on the first hop. The same rule as"
+                  + " idempotency.operation.key.header.")
           .define(
               ORDERING_KEY,
               Type.STRING,
@@ -129,7 +137,7 @@ public final class RetryConfig extends AbstractConfig {
               Importance.LOW,
               "What orders this topic's records (for the contract; retries keep the partition).")
           .define(
-              TIER_RETENTION_MS,
+              TOPIC_RETENTION_MS,
               Type.LONG,
               7 * 24 * 3_600_000L,
               Range.atLeast(60_000),
@@ -143,20 +151,20 @@ public final class RetryConfig extends AbstractConfig {
               Importance.LOW,
               "retention.ms of the dead-letter topic (-1 keeps records until replayed and deleted by hand).")
           .define(
-              MESSAGE_MAX_CHARS,
+              EXCEPTION_MESSAGE_MAX_CHARS,
               Type.INT,
               500,
               Range.between(0, 100_000),
               Importance.LOW,
               "Exception messages are cut to this length in the headers.")
           .define(
-              INCLUDE_STACK,
+              EXCEPTION_STACKTRACE,
               Type.BOOLEAN,
               false,
               Importance.LOW,
               "Add the stack trace (cut to 8 KiB) as a header.")
           .define(
-              UNKNOWN_FAILURES,
+              CLASSIFICATION_DEFAULT,
               Type.STRING,
               FailureClass.TRANSIENT.value(),
               Choice.validator(FailureClass.class),
@@ -205,8 +213,16 @@ public final class RetryConfig extends AbstractConfig {
 
   private final ClientSettings clients;
 
+  private static final List<RenamedKey> RENAMED =
+      List.of(
+          RenamedKey.renamed("group.id", GROUP_ID),
+          RenamedKey.retired(
+              DEADLINE_HEADER,
+              "the deadline is read from courier.deadline, where the outbox writes it; a header"
+                  + " named by it is still read when a record has no courier.deadline"));
+
   public RetryConfig(Map<String, ?> originals) {
-    super(CONFIG, originals, false);
+    super(CONFIG, RenamedKeys.apply(originals, RENAMED), false);
     this.clients = ClientSettings.of(this);
     long maxPollInterval =
         Long.parseLong(
@@ -229,12 +245,17 @@ public final class RetryConfig extends AbstractConfig {
       throw new ConfigException(
           BACKOFF_MAX_MS, getLong(BACKOFF_MAX_MS), "must be >= " + BACKOFF_INITIAL_MS);
     }
-    if (getLong(TIER_RETENTION_MS) <= getLong(BACKOFF_MAX_MS)) {
+    if (getLong(TOPIC_RETENTION_MS) <= getLong(BACKOFF_MAX_MS)) {
       throw new ConfigException(
-          TIER_RETENTION_MS,
-          getLong(TIER_RETENTION_MS),
+          TOPIC_RETENTION_MS,
+          getLong(TOPIC_RETENTION_MS),
           "must exceed " + BACKOFF_MAX_MS + " or delayed records expire before they are due");
     }
+  }
+
+  /** Names this configuration still accepts under their old spelling. */
+  public static List<RenamedKey> renamedKeys() {
+    return RENAMED;
   }
 
   public static ConfigDef configDef() {
@@ -260,21 +281,25 @@ public final class RetryConfig extends AbstractConfig {
   }
 
   public BackOffType backOffType() {
-    return Choice.of(BackOffType.class, getString(BACKOFF));
+    return Choice.of(BackOffType.class, getString(BACKOFF_TYPE));
   }
 
   public FailureClass unknownFailures() {
-    return Choice.of(FailureClass.class, getString(UNKNOWN_FAILURES));
+    return Choice.of(FailureClass.class, getString(CLASSIFICATION_DEFAULT));
   }
 
   /**
-   * The retry budget these settings describe ({@value #BUDGET_CAPACITY}, {@value #BUDGET_REFILL}).
+   * The retry budget these settings describe ({@value #BUDGET_CAPACITY}, {@value
+   * #BUDGET_REFILL_PER_SECOND}).
    */
   public RetryBudget budget(Clock clock) {
-    return new RetryBudget(getInt(BUDGET_CAPACITY), getDouble(BUDGET_REFILL), clock);
+    return RetryBudget.of(getInt(BUDGET_CAPACITY), getDouble(BUDGET_REFILL_PER_SECOND), clock);
   }
 
-  /** Courier's default rules, with unknown failures classed as {@value #UNKNOWN_FAILURES} says. */
+  /**
+   * Courier's default rules, with unknown failures classed as {@value #CLASSIFICATION_DEFAULT}
+   * says.
+   */
   public FailureClassifier.Builder classifier() {
     return FailureClassifier.builder().otherwise(unknownFailures());
   }

@@ -57,7 +57,7 @@ final class CreditFixture {
   /** The handler: count the call, note lateness, fail as scripted, else apply once. */
   RecordHandler<String, String> handler() {
     return record -> {
-      String key = CourierHeaders.text(record.headers(), "id").orElseThrow();
+      String key = CourierHeaders.text(record.headers(), CourierHeaders.ID).orElseThrow();
       calls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
       CourierHeaders.text(record.headers(), CourierHeaders.DUE)
           .map(Long::parseLong)
@@ -110,7 +110,7 @@ final class CreditFixture {
         new KafkaProducer<>(
             kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
       ProducerRecord<String, String> r = new ProducerRecord<>(topic, value.split(":")[0], value);
-      r.headers().add("id", operationKey.getBytes(StandardCharsets.UTF_8));
+      r.headers().add(CourierHeaders.ID, operationKey.getBytes(StandardCharsets.UTF_8));
       headers.forEach((k, v) -> r.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
       producer.send(r).get();
     }
@@ -122,7 +122,7 @@ final class CreditFixture {
     settings.put(RetryConfig.GROUP_ID, group);
     settings.put(RetryConfig.TOPIC, topic);
     settings.put(RetryConfig.MAX_ATTEMPTS, 3);
-    settings.put(RetryConfig.BACKOFF, "fixed");
+    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
     settings.put(RetryConfig.BACKOFF_INITIAL_MS, 500);
     settings.put(RetryConfig.BACKOFF_MAX_MS, 500);
     return settings;

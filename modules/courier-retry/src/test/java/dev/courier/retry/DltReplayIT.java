@@ -10,7 +10,6 @@ import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +50,7 @@ class DltReplayIT {
     failAfterEffectOnce.add("op-after");
     RecordHandler<String, String> scripted =
         record -> {
-          String key = CourierHeaders.text(record.headers(), "id").orElseThrow();
+          String key = CourierHeaders.text(record.headers(), CourierHeaders.ID).orElseThrow();
           String account = record.value().split(":")[0];
           if (frozen.contains(account)) {
             throw new ReceiptRejected("account " + account + " is frozen");
@@ -74,10 +73,12 @@ class DltReplayIT {
 
     try (DltReplayer replayer =
         DltReplayer.create(
-            Map.of("bootstrap.servers", kafka.bootstrapServers()),
-            db.dataSource(),
-            2.0,
-            Clock.systemUTC())) {
+            Map.of(
+                "bootstrap.servers",
+                kafka.bootstrapServers(),
+                DltReplayerConfig.REPLAY_RATE_PER_SECOND,
+                2.0),
+            db.dataSource())) {
       assertThat(replayer.list(dlt, DltFilter.all().exception("ReceiptRejected"))).hasSize(2);
       assertThat(replayer.list(dlt, DltFilter.all().key("op-frozen")))
           .singleElement()

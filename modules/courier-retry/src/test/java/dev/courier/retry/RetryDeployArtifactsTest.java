@@ -2,6 +2,7 @@ package dev.courier.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.courier.retry.internal.RetryMetrics;
 import dev.courier.testkit.DeployChecks;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -17,7 +18,7 @@ class RetryDeployArtifactsTest {
     Path rules = DeployChecks.deployDirectory().resolve("prometheus/courier-retry-rules.yml");
     assertThat(DeployChecks.alertsWithoutOwner(rules)).isEmpty();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    RetryMetrics metrics = new RetryMetrics(registry, "orders", 2);
+    RetryMetrics metrics = new RetryMetrics(registry, "billing", "orders", 2);
     metrics.attempt(1);
     metrics.deadLettered("permanent");
     metrics.lateness.record(Duration.ofMillis(5));

@@ -51,7 +51,7 @@ class RetryLadderIT {
       throws Exception {
     String topic = UniqueNames.topic("missing");
     CreditFixture f = new CreditFixture(kafka, db, UniqueNames.group("missing"));
-    assertThatThrownBy(() -> consumer(f, topic))
+    assertThatThrownBy(() -> consumer(f, topic).start())
         .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
         .hasMessageContaining("retry.topic")
         .hasMessageContaining(topic)
@@ -118,10 +118,10 @@ class RetryLadderIT {
     CreditFixture f = new CreditFixture(kafka, db, UniqueNames.group("expired"));
     f.transientFailures.put("op-4", 1);
     // The budget is spent: the due retry waits at its tier for a token (5 s), past its deadline.
-    RetryBudget budget = new RetryBudget(1, 0.2, Clock.systemUTC());
+    RetryBudget budget = RetryBudget.of(1, 0.2, Clock.systemUTC());
     assertThat(budget.tryAcquire()).isTrue();
     String deadline = String.valueOf(Instant.now().plusSeconds(2).toEpochMilli());
-    f.send(topic, "op-4", "acc-4:10", Map.of("courier.deadline", deadline));
+    f.send(topic, "op-4", "acc-4:10", Map.of(CourierHeaders.DEADLINE, deadline));
     RetryingConsumer<String, String> consumer =
         RetryingConsumer.builder(
                 f.settings(topic, UniqueNames.group("expired")),
@@ -149,9 +149,11 @@ class RetryLadderIT {
 
   static DltReplayer replayer(CreditFixture f) {
     return DltReplayer.create(
-        Map.of("bootstrap.servers", f.kafka.bootstrapServers()),
-        f.db.dataSource(),
-        50,
-        Clock.systemUTC());
+        Map.of(
+            "bootstrap.servers",
+            f.kafka.bootstrapServers(),
+            DltReplayerConfig.REPLAY_RATE_PER_SECOND,
+            50),
+        f.db.dataSource());
   }
 }

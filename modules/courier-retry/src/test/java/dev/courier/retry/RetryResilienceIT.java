@@ -15,7 +15,6 @@ import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -76,7 +75,7 @@ class RetryResilienceIT {
     send(topic, 0, "op-3", Map.of(CourierHeaders.ATTEMPT, "0"));
     send(topic, 0, "op-4", Map.of(CourierHeaders.FIRST_FAILURE, "banana"));
     ProducerRecord<byte[], byte[]> binary = record(topic, 0, "op-5");
-    binary.headers().add("courier.deadline", new byte[] {(byte) 0xc3, 0x28});
+    binary.headers().add(CourierHeaders.DEADLINE, new byte[] {(byte) 0xc3, 0x28});
     sendRaw(binary);
     send(topic, 0, "op-6", Map.of());
     RetryingConsumer<String, String> consumer = consumer(topic, Map.of(), counting(r -> {}));
@@ -149,7 +148,7 @@ class RetryResilienceIT {
             .handler(
                 r ->
                     handled.put(
-                        CourierHeaders.text(r.headers(), "id").orElseThrow(),
+                        CourierHeaders.text(r.headers(), CourierHeaders.ID).orElseThrow(),
                         (GenericRecord) r.value()))
             .meterRegistry(new SimpleMeterRegistry())
             .build();
@@ -298,6 +297,8 @@ class RetryResilienceIT {
     RetryingConsumer<String, String> consumer =
         consumer(
             topic, UniqueNames.group("cap"), capTwo, counting(r -> {}), new SimpleMeterRegistry());
+    assertThat(consumer.subscribed()).isEmpty(); // built, not started: nothing touched yet
+    consumer.start();
     assertThat(consumer.subscribed())
         .containsExactly(topic, topic + ".retry.1", topic + ".retry.2", topic + ".retry.3");
     send(topic + ".retry.1", 0, "op-t1", waiting(topic, 2, soon));
@@ -338,7 +339,7 @@ class RetryResilienceIT {
 
   private RecordHandler<String, String> counting(RecordHandler<String, String> then) {
     return r -> {
-      String key = CourierHeaders.text(r.headers(), "id").orElseThrow();
+      String key = CourierHeaders.text(r.headers(), CourierHeaders.ID).orElseThrow();
       calls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
       then.handle(r);
     };
@@ -370,7 +371,7 @@ class RetryResilienceIT {
     settings.put(RetryConfig.GROUP_ID, group);
     settings.put(RetryConfig.TOPIC, topic);
     settings.put(RetryConfig.MAX_ATTEMPTS, 3);
-    settings.put(RetryConfig.BACKOFF, "fixed");
+    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
     settings.put(RetryConfig.BACKOFF_INITIAL_MS, 300);
     settings.put(RetryConfig.BACKOFF_MAX_MS, 300);
     settings.putAll(extra);
@@ -387,7 +388,7 @@ class RetryResilienceIT {
             partition,
             ("acc-" + op).getBytes(StandardCharsets.UTF_8),
             (op + ":10").getBytes(StandardCharsets.UTF_8));
-    r.headers().add("id", op.getBytes(StandardCharsets.UTF_8));
+    r.headers().add(CourierHeaders.ID, op.getBytes(StandardCharsets.UTF_8));
     return r;
   }
 
@@ -420,9 +421,11 @@ class RetryResilienceIT {
 
   private DltReplayer replayer() {
     return DltReplayer.create(
-        Map.of("bootstrap.servers", kafka.bootstrapServers()),
-        db.dataSource(),
-        50,
-        Clock.systemUTC());
+        Map.of(
+            "bootstrap.servers",
+            kafka.bootstrapServers(),
+            DltReplayerConfig.REPLAY_RATE_PER_SECOND,
+            50),
+        db.dataSource());
   }
 }

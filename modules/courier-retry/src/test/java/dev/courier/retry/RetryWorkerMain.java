@@ -35,7 +35,7 @@ public final class RetryWorkerMain {
     settings.put(RetryConfig.TOPIC, args[1]);
     settings.put(RetryConfig.GROUP_ID, args[2]);
     settings.put(RetryConfig.MAX_ATTEMPTS, 3);
-    settings.put(RetryConfig.BACKOFF, "fixed");
+    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
     settings.put(RetryConfig.BACKOFF_INITIAL_MS, 6_000);
     settings.put(RetryConfig.BACKOFF_MAX_MS, 6_000);
     // Static membership: the restarted worker takes over at once instead of after a session
@@ -43,7 +43,7 @@ public final class RetryWorkerMain {
     settings.put("kafka.group.instance.id", "retry-worker-1");
     RecordHandler<String, String> handler =
         record -> {
-          String op = CourierHeaders.text(record.headers(), "id").orElseThrow();
+          String op = CourierHeaders.text(record.headers(), CourierHeaders.ID).orElseThrow();
           try (Connection c = DriverManager.getConnection(jdbc, user, password)) {
             try (PreparedStatement ps =
                 c.prepareStatement(

@@ -1,6 +1,8 @@
 package dev.courier.schema;
 
 import dev.courier.schema.internal.RestSchemaRegistryClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,7 +23,15 @@ public interface SchemaRegistryClient extends AutoCloseable {
    * max.retries}, ...): see {@link SchemaRegistryClientConfig}.
    */
   static SchemaRegistryClient create(Map<String, ?> configs) {
-    return new RestSchemaRegistryClient(new SchemaRegistryClientConfig(configs));
+    return create(configs, Metrics.globalRegistry);
+  }
+
+  /**
+   * As {@link #create(Map)}, counting requests in {@code
+   * courier_schema_registry_requests_total{outcome}} of this registry.
+   */
+  static SchemaRegistryClient create(Map<String, ?> configs, MeterRegistry registry) {
+    return new RestSchemaRegistryClient(new SchemaRegistryClientConfig(configs), registry);
   }
 
   /** Registers the schema under the subject (or finds it there) and returns its global id. */

@@ -143,6 +143,17 @@ public interface KafkaBroker {
   }
 
   /**
+   * Courier's client settings for this broker, as every Courier component takes them: {@code
+   * bootstrap.servers}, to which a test adds {@code kafka.*} keys and the component's own (a new,
+   * mutable map).
+   */
+  default Map<String, Object> clientSettings() {
+    Map<String, Object> settings = new HashMap<>();
+    settings.put("bootstrap.servers", bootstrapServers());
+    return settings;
+  }
+
+  /**
    * Consumer settings for tests: this broker, the group, reading from the earliest offset, and
    * manual commits (Courier commits only after the effect is persisted).
    */

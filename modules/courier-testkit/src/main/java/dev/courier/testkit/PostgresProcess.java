@@ -1,6 +1,6 @@
 package dev.courier.testkit;
 
-import dev.courier.core.Failures;
+import dev.courier.core.internal.Failures;
 import dev.courier.testkit.internal.BaseBackup;
 import dev.courier.testkit.internal.PostgresConfig;
 import dev.courier.testkit.internal.TempDirectory;

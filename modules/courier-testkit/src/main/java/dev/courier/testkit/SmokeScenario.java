@@ -24,7 +24,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * Proves the infrastructure is real end to end: records go through the broker and a consumer group
  * commits its offset; a logical replication slot in PostgreSQL yields a committed row change. Runs
- * from tests and, through {@link #main(String[])}, on its own with the plain Java API.
+ * from tests ({@code SmokeIT}) against whichever backend {@link CourierInfra} started.
  */
 public final class SmokeScenario {
 
@@ -51,20 +51,6 @@ public final class SmokeScenario {
         committed,
         slot,
         change);
-  }
-
-  /** Starts the infrastructure from the environment, runs once, prints the report. */
-  public static void main(String[] args) {
-    SmokeReport report;
-    try (CourierInfra infra = CourierInfra.start(InfraSettings.fromEnvironment());
-        TestDatabase database = infra.postgres().createDatabase("courier_smoke")) {
-      System.out.println("Courier smoke scenario on " + infra.describe());
-      report = run(infra, database);
-    }
-    report.lines().forEach(System.out::println);
-    if (!report.passed()) {
-      System.exit(1);
-    }
   }
 
   private static List<String> produce(KafkaBroker kafka, String topic) {

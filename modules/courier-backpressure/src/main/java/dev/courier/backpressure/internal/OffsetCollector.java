@@ -3,7 +3,7 @@ package dev.courier.backpressure.internal;
 import dev.courier.backpressure.internal.ClusterOffsets.Assignment;
 import dev.courier.backpressure.internal.ClusterOffsets.GroupOffsets;
 import dev.courier.backpressure.internal.ClusterOffsets.Owner;
-import dev.courier.core.Failures;
+import dev.courier.core.internal.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -2,6 +2,7 @@ package dev.courier.examples.credit;
 
 import dev.courier.core.CrashPoints;
 import dev.courier.idempotency.IdempotentConsumer;
+import dev.courier.idempotency.IdempotentConsumerConfig;
 import dev.courier.idempotency.IdempotentHandler;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -38,6 +39,10 @@ public final class CreditWorker {
     // Static membership: the restarted worker takes the killed one's place at once instead of
     // waiting for its session to time out (as a redeployed pod with a stable name would).
     config.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, args[6] + "-worker-1");
+    Map<String, Object> courier = new HashMap<>();
+    courier.put(IdempotentConsumerConfig.BOOTSTRAP_SERVERS, args[1]);
+    courier.put(IdempotentConsumerConfig.GROUP_ID, args[6]);
+    courier.put("kafka." + ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, args[6] + "-worker-1");
     PGSimpleDataSource db = new PGSimpleDataSource();
     db.setURL(args[2]);
     db.setUser(args[3]);
@@ -45,7 +50,7 @@ public final class CreditWorker {
     String topic = args[5];
     int expected = Integer.parseInt(args[7]);
     if (mode.equals("guarded")) {
-      guarded(config, db, topic, expected);
+      guarded(courier, db, topic, expected);
     } else {
       unguarded(config, db, topic, expected);
     }

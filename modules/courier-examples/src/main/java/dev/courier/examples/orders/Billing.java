@@ -1,7 +1,8 @@
 package dev.courier.examples.orders;
 
-import dev.courier.core.SqlMigrations;
+import dev.courier.core.internal.SqlMigrations;
 import dev.courier.idempotency.IdempotentConsumer;
+import dev.courier.idempotency.IdempotentConsumerConfig;
 import dev.courier.idempotency.IdempotentHandler;
 import dev.courier.idempotency.OperationKeyExtractor;
 import dev.courier.schema.KafkaAvroDeserializer;
@@ -18,7 +19,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -41,21 +41,22 @@ public final class Billing {
    * through the registry at {@code registryUrl}.
    */
   public static IdempotentConsumer<String, Object> consumer(
-      Map<String, Object> consumerConfig,
+      Map<String, Object> clientSettings,
+      String group,
       String registryUrl,
       String topic,
       DataSource dataSource,
       MeterRegistry registry) {
     migrate(dataSource);
-    Map<String, Object> config = new HashMap<>(consumerConfig);
-    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    Map<String, Object> config = new HashMap<>(clientSettings);
+    config.put(IdempotentConsumerConfig.GROUP_ID, group);
     KafkaAvroDeserializer values = new KafkaAvroDeserializer();
     values.configure(
         Map.of("schema.registry.url", registryUrl, "specific.avro.reader", true), false);
     IdempotentHandler<String, Object> handler =
         IdempotentHandler.<String, Object>builder()
             .dataSource(dataSource)
-            .consumerName(String.valueOf(config.get(ConsumerConfig.GROUP_ID_CONFIG)))
+            .consumerName(group)
             .keyExtractor(OperationKeyExtractor.fromValue("eventId", Billing::eventId))
             .canonicalForm(new AvroCanonicalForm())
             .effect((connection, record) -> apply(connection, record.value()))

@@ -2,6 +2,7 @@ package dev.courier.examples.credit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoint;
 import dev.courier.core.CrashPoints;
 import dev.courier.idempotency.IdempotentHandler;
@@ -66,7 +67,7 @@ class CreditCrashIT {
         new KafkaProducer<>(
             kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
       ProducerRecord<String, String> credit = new ProducerRecord<>(topic, "17", "17:10");
-      credit.headers().add("id", operationKey.getBytes(StandardCharsets.UTF_8));
+      credit.headers().add(CourierHeaders.ID, operationKey.getBytes(StandardCharsets.UTF_8));
       producer.send(credit).get(30, TimeUnit.SECONDS);
     }
   }

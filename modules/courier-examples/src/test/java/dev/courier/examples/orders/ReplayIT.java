@@ -103,7 +103,7 @@ class ReplayIT {
     assertThat(committed(resetter, billingGroup, topic)).isEqualTo(3);
 
     // Replay analytics from the start: same projection, billing untouched.
-    StreamsApplicationReset streamsReset = new StreamsApplicationReset(kafka.admin(), resetter);
+    StreamsApplicationReset streamsReset = StreamsApplicationReset.create(kafka.admin(), resetter);
     StreamsApplicationReset.Plan streamsPlan =
         streamsReset.plan(analyticsApp, List.of(topic), ResetTarget.earliest());
     assertThat(streamsPlan.inputs().get(0).moves().get(0).reReads()).isEqualTo(3);
@@ -218,7 +218,8 @@ class ReplayIT {
       java.util.function.Predicate<ConsumerProgress> done) {
     try (IdempotentConsumer<String, Object> billing =
         Billing.consumer(
-            kafka.consumerConfig(group),
+            kafka.clientSettings(),
+            group,
             registry,
             topic,
             db.dataSource(),

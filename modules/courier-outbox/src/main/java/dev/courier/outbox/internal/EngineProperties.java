@@ -23,35 +23,35 @@ public final class EngineProperties {
   /** The settings of an engine that stores its positions unfenced (a lone relay, a benchmark). */
   public static Properties of(OutboxRelayConfig config) {
     Properties p = new Properties();
-    p.setProperty("name", config.getString(OutboxRelayConfig.NAME));
+    p.setProperty("name", config.getString(OutboxRelayConfig.RELAY_NAME));
     p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
     p.setProperty("topic.prefix", config.cdcPrefix());
-    p.setProperty("database.hostname", config.getString(OutboxRelayConfig.DB_HOST));
-    p.setProperty("database.port", String.valueOf(config.getInt(OutboxRelayConfig.DB_PORT)));
-    p.setProperty("database.dbname", config.getString(OutboxRelayConfig.DB_NAME));
-    p.setProperty("database.user", config.getString(OutboxRelayConfig.DB_USER));
+    p.setProperty("database.hostname", config.getString(OutboxRelayConfig.DATABASE_HOSTNAME));
+    p.setProperty("database.port", String.valueOf(config.getInt(OutboxRelayConfig.DATABASE_PORT)));
+    p.setProperty("database.dbname", config.getString(OutboxRelayConfig.DATABASE_DBNAME));
+    p.setProperty("database.user", config.getString(OutboxRelayConfig.DATABASE_USER));
     p.setProperty("database.password", config.password().value());
-    p.setProperty("database.sslmode", config.getString(OutboxRelayConfig.DB_SSLMODE));
+    p.setProperty("database.sslmode", config.getString(OutboxRelayConfig.DATABASE_SSLMODE));
     for (String key :
         new String[] {
-          OutboxRelayConfig.DB_SSLROOTCERT,
-          OutboxRelayConfig.DB_SSLCERT,
-          OutboxRelayConfig.DB_SSLKEY
+          OutboxRelayConfig.DATABASE_SSLROOTCERT,
+          OutboxRelayConfig.DATABASE_SSLCERT,
+          OutboxRelayConfig.DATABASE_SSLKEY
         }) {
       if (config.getString(key) != null) {
         p.setProperty(key, config.getString(key));
       }
     }
-    if (config.getPassword(OutboxRelayConfig.DB_SSLPASSWORD) != null) {
+    if (config.getPassword(OutboxRelayConfig.DATABASE_SSLPASSWORD) != null) {
       p.setProperty(
-          OutboxRelayConfig.DB_SSLPASSWORD,
-          config.getPassword(OutboxRelayConfig.DB_SSLPASSWORD).value());
+          OutboxRelayConfig.DATABASE_SSLPASSWORD,
+          config.getPassword(OutboxRelayConfig.DATABASE_SSLPASSWORD).value());
     }
     p.setProperty("plugin.name", "pgoutput");
-    p.setProperty("slot.name", config.getString(OutboxRelayConfig.SLOT));
+    p.setProperty("slot.name", config.getString(OutboxRelayConfig.SLOT_NAME));
     p.setProperty(
         "slot.failover", String.valueOf(config.getBoolean(OutboxRelayConfig.SLOT_FAILOVER)));
-    p.setProperty("publication.name", config.getString(OutboxRelayConfig.PUBLICATION));
+    p.setProperty("publication.name", config.getString(OutboxRelayConfig.PUBLICATION_NAME));
     p.setProperty("publication.autocreate.mode", "filtered");
     // The relay needs inserts (events) and updates (heartbeats) only. Skipping deletes makes
     // Debezium create (or alter) the publication with publish = 'insert,update', so PostgreSQL no
@@ -63,13 +63,15 @@ public final class EngineProperties {
     p.setProperty("snapshot.mode", "no_data");
     p.setProperty("tombstones.on.delete", "false");
     p.setProperty("extended.headers.enabled", "false");
-    p.setProperty("max.batch.size", String.valueOf(config.getInt(OutboxRelayConfig.MAX_BATCH)));
-    p.setProperty("max.queue.size", String.valueOf(config.getInt(OutboxRelayConfig.MAX_QUEUE)));
+    p.setProperty(
+        "max.batch.size", String.valueOf(config.getInt(OutboxRelayConfig.MAX_BATCH_SIZE)));
+    p.setProperty(
+        "max.queue.size", String.valueOf(config.getInt(OutboxRelayConfig.MAX_QUEUE_SIZE)));
     // Debezium waits up to poll.interval.ms (500 ms by default) for a batch to fill; an outbox
     // wants each commit out quickly, and a full batch is handed over at once anyway.
     p.setProperty(
         "poll.interval.ms", String.valueOf(config.getInt(OutboxRelayConfig.POLL_INTERVAL_MS)));
-    int heartbeat = config.getInt(OutboxRelayConfig.HEARTBEAT_MS);
+    int heartbeat = config.getInt(OutboxRelayConfig.HEARTBEAT_INTERVAL_MS);
     if (heartbeat > 0) {
       p.setProperty("heartbeat.interval.ms", String.valueOf(heartbeat));
       p.setProperty(
@@ -83,19 +85,19 @@ public final class EngineProperties {
     // Kafka's store, fenced by of(config, fence): a relay that lost the leadership stores no
     // position.
     p.setProperty("offset.storage", FencedOffsetStore.class.getName());
-    p.setProperty("offset.storage.topic", config.getString(OutboxRelayConfig.OFFSET_TOPIC));
+    p.setProperty("offset.storage.topic", config.getString(OutboxRelayConfig.OFFSET_STORAGE_TOPIC));
     p.setProperty(
         "offset.storage.partitions",
-        String.valueOf(config.getInt(OutboxRelayConfig.OFFSET_PARTITIONS)));
+        String.valueOf(config.getInt(OutboxRelayConfig.OFFSET_STORAGE_PARTITIONS)));
     p.setProperty(
         "offset.storage.replication.factor",
-        String.valueOf(config.getShort(OutboxRelayConfig.OFFSET_REPLICATION)));
+        String.valueOf(config.getShort(OutboxRelayConfig.OFFSET_STORAGE_REPLICATION_FACTOR)));
     p.setProperty(
         "offset.flush.interval.ms",
-        String.valueOf(config.getLong(OutboxRelayConfig.OFFSET_FLUSH_MS)));
+        String.valueOf(config.getLong(OutboxRelayConfig.OFFSET_FLUSH_INTERVAL_MS)));
     // PostgreSQL lost while streaming: Debezium stops the task and starts it again after this
     // wait, for ever; at its 10 s default, delivery stalled that long after PostgreSQL was back.
-    int reconnect = config.getInt(OutboxRelayConfig.POSTGRES_RETRY_MS);
+    int reconnect = config.getInt(OutboxRelayConfig.POSTGRES_RECONNECT_INTERVAL_MS);
     p.setProperty("retriable.restart.connector.wait.ms", String.valueOf(reconnect));
     p.setProperty("errors.max.retries", "-1");
     p.setProperty("errors.retry.delay.initial.ms", String.valueOf(Math.min(300, reconnect)));

@@ -1,8 +1,8 @@
 package dev.courier.outbox.internal;
 
 import dev.courier.core.ClientSettings;
-import dev.courier.core.Failures;
-import dev.courier.core.KafkaReachability;
+import dev.courier.core.internal.Failures;
+import dev.courier.core.internal.KafkaReachability;
 import dev.courier.outbox.OutboxRelayConfig;
 import java.time.Duration;
 import java.util.List;
@@ -43,8 +43,8 @@ public final class KafkaChecks {
     Map<String, Object> settings = clients.admin();
     settings.putIfAbsent("request.timeout.ms", (int) TIMEOUT.toMillis());
     settings.putIfAbsent("default.api.timeout.ms", (int) TIMEOUT.toMillis());
-    settings.put("client.id", config.getString(OutboxRelayConfig.NAME) + "-checks");
-    String topic = config.getString(OutboxRelayConfig.OFFSET_TOPIC);
+    settings.put("client.id", config.getString(OutboxRelayConfig.RELAY_NAME) + "-checks");
+    String topic = config.getString(OutboxRelayConfig.OFFSET_STORAGE_TOPIC);
     try (Admin admin = Admin.create(settings)) {
       try {
         get(admin.describeCluster().clusterId(), clients);
@@ -58,7 +58,7 @@ public final class KafkaChecks {
         String policy = existing.get().get(TopicConfig.CLEANUP_POLICY_CONFIG).value();
         if (!policy.contains(TopicConfig.CLEANUP_POLICY_COMPACT)) {
           throw new ConfigException(
-              OutboxRelayConfig.OFFSET_TOPIC,
+              OutboxRelayConfig.OFFSET_STORAGE_TOPIC,
               topic,
               "the offset topic has cleanup.policy="
                   + policy
@@ -83,11 +83,11 @@ public final class KafkaChecks {
 
   private static void create(
       Admin admin, OutboxRelayConfig config, String topic, ClientSettings clients) throws Outage {
-    short replication = config.getShort(OutboxRelayConfig.OFFSET_REPLICATION);
+    short replication = config.getShort(OutboxRelayConfig.OFFSET_STORAGE_REPLICATION_FACTOR);
     NewTopic newTopic =
         new NewTopic(
                 topic,
-                Optional.of(config.getInt(OutboxRelayConfig.OFFSET_PARTITIONS)),
+                Optional.of(config.getInt(OutboxRelayConfig.OFFSET_STORAGE_PARTITIONS)),
                 replication < 0 ? Optional.empty() : Optional.of(replication))
             .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
     try {
@@ -97,7 +97,7 @@ public final class KafkaChecks {
     } catch (IllegalStateException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {
         throw new ConfigException(
-            OutboxRelayConfig.OFFSET_TOPIC,
+            OutboxRelayConfig.OFFSET_STORAGE_TOPIC,
             topic,
             "cannot create the offset topic: " + e.getMessage());
       }

@@ -72,8 +72,8 @@ public final class Leadership implements AutoCloseable {
 
   public Leadership(OutboxRelayConfig config, PostgresAccess postgres) {
     this.postgres = postgres;
-    this.slot = config.getString(OutboxRelayConfig.SLOT);
-    this.holder = config.getString(OutboxRelayConfig.NAME) + "@" + host() + "/" + pid();
+    this.slot = config.getString(OutboxRelayConfig.SLOT_NAME);
+    this.holder = config.getString(OutboxRelayConfig.RELAY_NAME) + "@" + host() + "/" + pid();
     this.leaseNanos =
         TimeUnit.MILLISECONDS.toNanos(config.getLong(OutboxRelayConfig.LEADER_LEASE_MS));
   }

@@ -1,6 +1,6 @@
 package dev.courier.outbox.internal;
 
-import dev.courier.core.Failures;
+import dev.courier.core.internal.Failures;
 import dev.courier.outbox.OutboxRelayConfig;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -25,9 +25,9 @@ public final class PostgresAccess {
   }
 
   public String where() {
-    return config.getString(OutboxRelayConfig.DB_HOST)
+    return config.getString(OutboxRelayConfig.DATABASE_HOSTNAME)
         + ":"
-        + config.getInt(OutboxRelayConfig.DB_PORT);
+        + config.getInt(OutboxRelayConfig.DATABASE_PORT);
   }
 
   /**
@@ -62,17 +62,18 @@ public final class PostgresAccess {
 
   private Properties properties() {
     Properties p = new Properties();
-    p.setProperty("user", config.getString(OutboxRelayConfig.DB_USER));
+    p.setProperty("user", config.getString(OutboxRelayConfig.DATABASE_USER));
     p.setProperty("password", config.password().value());
-    p.setProperty("sslmode", config.getString(OutboxRelayConfig.DB_SSLMODE));
-    set(p, "sslrootcert", OutboxRelayConfig.DB_SSLROOTCERT);
-    set(p, "sslcert", OutboxRelayConfig.DB_SSLCERT);
-    set(p, "sslkey", OutboxRelayConfig.DB_SSLKEY);
-    if (config.getPassword(OutboxRelayConfig.DB_SSLPASSWORD) != null) {
-      p.setProperty("sslpassword", config.getPassword(OutboxRelayConfig.DB_SSLPASSWORD).value());
+    p.setProperty("sslmode", config.getString(OutboxRelayConfig.DATABASE_SSLMODE));
+    set(p, "sslrootcert", OutboxRelayConfig.DATABASE_SSLROOTCERT);
+    set(p, "sslcert", OutboxRelayConfig.DATABASE_SSLCERT);
+    set(p, "sslkey", OutboxRelayConfig.DATABASE_SSLKEY);
+    if (config.getPassword(OutboxRelayConfig.DATABASE_SSLPASSWORD) != null) {
+      p.setProperty(
+          "sslpassword", config.getPassword(OutboxRelayConfig.DATABASE_SSLPASSWORD).value());
     }
     p.setProperty("connectTimeout", "10");
-    p.setProperty("ApplicationName", config.getString(OutboxRelayConfig.NAME));
+    p.setProperty("ApplicationName", config.getString(OutboxRelayConfig.RELAY_NAME));
     return p;
   }
 
@@ -96,51 +97,51 @@ public final class PostgresAccess {
     if (hasCause(e, SSLException.class)
         || hasCause(e, java.security.cert.CertificateException.class)) {
       throw new ConfigException(
-          OutboxRelayConfig.DB_SSLROOTCERT,
-          config.getString(OutboxRelayConfig.DB_SSLROOTCERT),
+          OutboxRelayConfig.DATABASE_SSLROOTCERT,
+          config.getString(OutboxRelayConfig.DATABASE_SSLROOTCERT),
           "TLS to PostgreSQL at "
               + where()
               + " failed ("
-              + OutboxRelayConfig.DB_SSLMODE
+              + OutboxRelayConfig.DATABASE_SSLMODE
               + "="
-              + config.getString(OutboxRelayConfig.DB_SSLMODE)
+              + config.getString(OutboxRelayConfig.DATABASE_SSLMODE)
               + "): "
               + why);
     }
     if (state.equals("28P01")) {
       throw new ConfigException(
-          OutboxRelayConfig.DB_PASSWORD,
+          OutboxRelayConfig.DATABASE_PASSWORD,
           "[hidden]",
           "PostgreSQL at "
               + where()
               + " refused the password of "
-              + config.getString(OutboxRelayConfig.DB_USER)
+              + config.getString(OutboxRelayConfig.DATABASE_USER)
               + ": "
               + e.getMessage());
     }
     if (state.startsWith("28")) {
       throw new ConfigException(
-          OutboxRelayConfig.DB_USER,
-          config.getString(OutboxRelayConfig.DB_USER),
+          OutboxRelayConfig.DATABASE_USER,
+          config.getString(OutboxRelayConfig.DATABASE_USER),
           "PostgreSQL at "
               + where()
               + " does not let this user in ("
-              + OutboxRelayConfig.DB_SSLMODE
+              + OutboxRelayConfig.DATABASE_SSLMODE
               + "="
-              + config.getString(OutboxRelayConfig.DB_SSLMODE)
+              + config.getString(OutboxRelayConfig.DATABASE_SSLMODE)
               + "): "
               + e.getMessage());
     }
     if (state.equals("3D000")) {
       throw new ConfigException(
-          OutboxRelayConfig.DB_NAME,
-          config.getString(OutboxRelayConfig.DB_NAME),
+          OutboxRelayConfig.DATABASE_DBNAME,
+          config.getString(OutboxRelayConfig.DATABASE_DBNAME),
           "no such database on " + where());
     }
     if (state.equals("42501")) {
       throw new ConfigException(
-          OutboxRelayConfig.DB_USER,
-          config.getString(OutboxRelayConfig.DB_USER),
+          OutboxRelayConfig.DATABASE_USER,
+          config.getString(OutboxRelayConfig.DATABASE_USER),
           "lacks a privilege the relay needs: " + e.getMessage());
     }
     return new Outage("PostgreSQL at " + where() + " is not available: " + why, e);

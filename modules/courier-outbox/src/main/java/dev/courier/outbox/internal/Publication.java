@@ -26,7 +26,7 @@ public final class Publication {
 
   /** Narrows an existing publication that also publishes deletes or truncates; else nothing. */
   public static void narrow(OutboxRelayConfig config, PostgresAccess postgres) throws Outage {
-    String name = config.getString(OutboxRelayConfig.PUBLICATION);
+    String name = config.getString(OutboxRelayConfig.PUBLICATION_NAME);
     try (Connection c = postgres.connect();
         PreparedStatement ps =
             c.prepareStatement(

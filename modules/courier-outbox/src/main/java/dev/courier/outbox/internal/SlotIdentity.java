@@ -27,7 +27,7 @@ public final class SlotIdentity {
    */
   public static Verdict check(
       OutboxRelayConfig config, PostgresAccess postgres, OptionalLong stored) throws Outage {
-    String slot = config.getString(OutboxRelayConfig.SLOT);
+    String slot = config.getString(OutboxRelayConfig.SLOT_NAME);
     Optional<Long> slotAt = slotPosition(postgres, slot);
     if (stored.isEmpty()) {
       return new Verdict(

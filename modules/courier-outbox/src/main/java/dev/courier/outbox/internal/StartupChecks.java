@@ -39,9 +39,9 @@ public final class StartupChecks {
               "SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user")) {
         rs.next();
         if (!rs.getBoolean(1)) {
-          String user = config.getString(OutboxRelayConfig.DB_USER);
+          String user = config.getString(OutboxRelayConfig.DATABASE_USER);
           throw new ConfigException(
-              OutboxRelayConfig.DB_USER,
+              OutboxRelayConfig.DATABASE_USER,
               user,
               "user "
                   + user

@@ -41,8 +41,8 @@ public final class StoredPosition {
    * day of positions stored every 250 ms is hundreds of thousands of records).
    */
   public static OptionalLong read(OutboxRelayConfig config) throws Outage {
-    String topic = config.getString(OutboxRelayConfig.OFFSET_TOPIC);
-    String name = config.getString(OutboxRelayConfig.NAME);
+    String topic = config.getString(OutboxRelayConfig.OFFSET_STORAGE_TOPIC);
+    String name = config.getString(OutboxRelayConfig.RELAY_NAME);
     Map<String, Object> settings = config.clients().consumer();
     settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     settings.put(ConsumerConfig.CLIENT_ID_CONFIG, name + "-position");

@@ -29,7 +29,7 @@ class StoredPositionIT {
   void theNewestPositionOfThisEngineIsFoundBehindThousandsOfAnotherEngines(KafkaBroker kafka)
       throws Exception {
     OutboxRelayConfig config = config(kafka);
-    String topic = config.getString(OutboxRelayConfig.OFFSET_TOPIC);
+    String topic = config.getString(OutboxRelayConfig.OFFSET_STORAGE_TOPIC);
     kafka.createTopic(topic, 3);
     try (KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
       List<Future<RecordMetadata>> sent = new ArrayList<>();
@@ -42,7 +42,7 @@ class StoredPositionIT {
               topic,
               1,
               "[\""
-                  + config.getString(OutboxRelayConfig.NAME)
+                  + config.getString(OutboxRelayConfig.RELAY_NAME)
                   + "\", {\"server\": \""
                   + cdc(config)
                   + "\"}]",
@@ -54,7 +54,11 @@ class StoredPositionIT {
       // The same name under another server is another engine.
       sent.add(
           send(
-              producer, topic, 1, key(config.getString(OutboxRelayConfig.NAME), "x"), position(9)));
+              producer,
+              topic,
+              1,
+              key(config.getString(OutboxRelayConfig.RELAY_NAME), "x"),
+              position(9)));
       producer.flush();
       for (Future<RecordMetadata> f : sent) {
         f.get();
@@ -67,7 +71,7 @@ class StoredPositionIT {
   @Test
   void aTombstoneAsTheNewestRecordMeansNoStoredPosition(KafkaBroker kafka) throws Exception {
     OutboxRelayConfig config = config(kafka);
-    String topic = config.getString(OutboxRelayConfig.OFFSET_TOPIC);
+    String topic = config.getString(OutboxRelayConfig.OFFSET_STORAGE_TOPIC);
     kafka.createTopic(topic, 1);
     try (KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
       send(producer, topic, 0, ours(config), position(300)).get();
@@ -82,7 +86,7 @@ class StoredPositionIT {
   @Test
   void anEmptyTopicOrOnlyOtherEnginesMeansNoStoredPosition(KafkaBroker kafka) throws Exception {
     OutboxRelayConfig config = config(kafka);
-    String topic = config.getString(OutboxRelayConfig.OFFSET_TOPIC);
+    String topic = config.getString(OutboxRelayConfig.OFFSET_STORAGE_TOPIC);
     kafka.createTopic(topic, 2);
     assertThat(StoredPosition.read(config)).isEmpty();
 
@@ -109,7 +113,7 @@ class StoredPositionIT {
   }
 
   private static String ours(OutboxRelayConfig config) {
-    return key(config.getString(OutboxRelayConfig.NAME), cdc(config));
+    return key(config.getString(OutboxRelayConfig.RELAY_NAME), cdc(config));
   }
 
   /** Kafka Connect's offset key, as its JsonConverter writes it. */

@@ -1,6 +1,6 @@
 package dev.courier.replay.internal;
 
-import dev.courier.core.KafkaFutures;
+import dev.courier.core.internal.KafkaFutures;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;

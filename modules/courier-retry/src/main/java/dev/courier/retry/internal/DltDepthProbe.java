@@ -1,6 +1,6 @@
 package dev.courier.retry.internal;
 
-import dev.courier.core.KafkaFutures;
+import dev.courier.core.internal.KafkaFutures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -36,7 +36,31 @@ public final class Hop {
       Instant dueAt,
       Throwable error,
       String message,
-      Classification classification) {}
+      Classification classification) {
+
+    /** A failed call that goes to the next tier, due at {@code dueAt}. */
+    public static Failure retry(
+        int attempts, Instant firstFailure, Instant dueAt, Throwable error, Classification c) {
+      return new Failure("retry", attempts, firstFailure, dueAt, error, null, c);
+    }
+
+    /** A failed call that goes to the DLT for {@code reason}. */
+    public static Failure failed(
+        String reason, int attempts, Instant firstFailure, Throwable error, Classification c) {
+      return new Failure(reason, attempts, firstFailure, null, error, null, c);
+    }
+
+    /** A record parked without a call, for {@code reason}; {@code message} says why, or null. */
+    public static Failure notExecuted(
+        String reason, int attempts, Instant firstFailure, String message) {
+      return new Failure(reason, attempts, firstFailure, null, null, message, null);
+    }
+
+    /** What the log says of it. */
+    public String describe() {
+      return message != null ? message : error == null ? "not executed" : error.toString();
+    }
+  }
 
   public static ProducerRecord<byte[], byte[]> of(
       ConsumerRecord<byte[], byte[]> in,

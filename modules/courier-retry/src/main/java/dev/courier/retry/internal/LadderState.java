@@ -56,7 +56,8 @@ public record LadderState(
    * @param tier the record's tier (0 for the main topic): a tier record without an attempt header
    *     is on attempt {@code tier + 1}
    * @param operationKeyHeader where the operation key is when Courier has not copied it yet
-   * @param deadlineHeader the business deadline's header
+   * @param deadlineHeader a second header to find the business deadline in when {@code
+   *     courier.deadline} is absent (the deprecated {@code retry.deadline.header})
    */
   public static LadderRead read(
       ConsumerRecord<byte[], byte[]> record,
@@ -69,7 +70,7 @@ public record LadderState(
       if (topic.isBlank()) {
         throw bad(h, CourierHeaders.ORIGINAL_TOPIC, "empty");
       }
-      byte[] key = bytes(h, CourierHeaders.OPERATION_KEY);
+      byte[] key = CourierHeaders.operationKey(h, operationKeyHeader).orElse(null);
       return new LadderState(
           topic,
           number(h, CourierHeaders.ORIGINAL_PARTITION, 0, Integer.MAX_VALUE)
@@ -78,11 +79,11 @@ public record LadderState(
           number(h, CourierHeaders.ORIGINAL_OFFSET, 0, Long.MAX_VALUE).orElse(record.offset()),
           number(h, CourierHeaders.ORIGINAL_TIMESTAMP, -1, Long.MAX_VALUE)
               .orElse(record.timestamp()),
-          key != null ? key : bytes(h, operationKeyHeader),
+          key,
           number(h, CourierHeaders.ATTEMPT, 1, 1_000).orElse(tier + 1L).intValue(),
           time(h, CourierHeaders.FIRST_FAILURE),
           tier > 0 ? time(h, CourierHeaders.DUE) : Optional.empty(),
-          time(h, deadlineHeader));
+          deadline(h, deadlineHeader));
     } catch (Bad e) {
       return e.malformed;
     }
@@ -93,17 +94,24 @@ public record LadderState(
    * be trusted.
    */
   public static LadderState of(ConsumerRecord<byte[], byte[]> record, String operationKeyHeader) {
-    byte[] key = bytes(record.headers(), CourierHeaders.OPERATION_KEY);
+    byte[] key = CourierHeaders.operationKey(record.headers(), operationKeyHeader).orElse(null);
     return new LadderState(
         record.topic(),
         record.partition(),
         record.offset(),
         record.timestamp(),
-        key != null ? key : bytes(record.headers(), operationKeyHeader),
+        key,
         1,
         Optional.empty(),
         Optional.empty(),
         Optional.empty());
+  }
+
+  private static Optional<Instant> deadline(Headers h, String legacyHeader) throws Bad {
+    Optional<Instant> deadline = time(h, CourierHeaders.DEADLINE);
+    return deadline.isPresent() || legacyHeader.equals(CourierHeaders.DEADLINE)
+        ? deadline
+        : time(h, legacyHeader);
   }
 
   /** The operation key as text, for people (invalid UTF-8 shown as replacement characters). */

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 class LadderStateTest {
 
-  private static final String DEADLINE = "courier.deadline";
-  private static final String KEY = "id";
+  private static final String DEADLINE = CourierHeaders.DEADLINE;
+  private static final String KEY = CourierHeaders.ID;
 
   /** Every header the ladder reads, with its name. */
   private static final List<String> READ =

@@ -49,7 +49,18 @@ final class RegistryHttp {
   private final AtomicInteger preferred = new AtomicInteger();
   private final LongAdder sent = new LongAdder();
 
+  private final RegistryMeters outcomes;
+
   RegistryHttp(SchemaRegistryClientConfig config, RandomGenerator random, Sleeper sleeper) {
+    this(config, random, sleeper, RegistryMeters.none());
+  }
+
+  RegistryHttp(
+      SchemaRegistryClientConfig config,
+      RandomGenerator random,
+      Sleeper sleeper,
+      RegistryMeters outcomes) {
+    this.outcomes = outcomes;
     this.urls = config.urls().stream().map(RegistryHttp::withoutUserInfo).toList();
     this.authorization = authorization(config);
     this.extraHeaders = config.requestHeaders();
@@ -105,16 +116,20 @@ final class RegistryHttp {
                   HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
           preferred.set(index);
           if (response.statusCode() < 300) {
+            outcomes.ok().increment();
             return response.body().isBlank()
                 ? RegistryJson.object()
                 : RegistryJson.parse(response.body());
           }
           SchemaRegistryException error = toException(response, method, base, path);
           if (!error.retriable()) {
+            outcomes.refused().increment();
             throw error;
           }
+          outcomes.failed().increment();
           last = error;
         } catch (IOException e) {
+          outcomes.failed().increment();
           last = new SchemaRegistryException(0, 0, method + " " + base + path + " failed: " + e, e);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();

@@ -7,6 +7,7 @@ import dev.courier.schema.RegisteredSchema;
 import dev.courier.schema.SchemaRegistryClient;
 import dev.courier.schema.SchemaRegistryClientConfig;
 import dev.courier.schema.SchemaRegistryException;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -25,8 +26,9 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
   private final Map<Integer, Schema> schemasById = new ConcurrentHashMap<>();
   private final Map<String, Map<Schema, Integer>> idsBySubject = new ConcurrentHashMap<>();
 
-  public RestSchemaRegistryClient(SchemaRegistryClientConfig config) {
-    this(config, new RegistryHttp(config, new Random(), Thread::sleep));
+  public RestSchemaRegistryClient(SchemaRegistryClientConfig config, MeterRegistry registry) {
+    this(
+        config, new RegistryHttp(config, new Random(), Thread::sleep, RegistryMeters.of(registry)));
   }
 
   RestSchemaRegistryClient(SchemaRegistryClientConfig config, RegistryHttp http) {

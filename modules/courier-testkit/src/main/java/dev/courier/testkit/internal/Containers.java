@@ -1,6 +1,6 @@
 package dev.courier.testkit.internal;
 
-import dev.courier.core.Failures;
+import dev.courier.core.internal.Failures;
 import dev.courier.testkit.InfraStartupException;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.TestcontainersConfiguration;

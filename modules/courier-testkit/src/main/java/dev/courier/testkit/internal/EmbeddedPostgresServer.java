@@ -1,6 +1,6 @@
 package dev.courier.testkit.internal;
 
-import dev.courier.core.Failures;
+import dev.courier.core.internal.Failures;
 import dev.courier.testkit.FreePorts;
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.InfraStartupException;

@@ -1,0 +1,312 @@
+package dev.courier.outbox.internal;
+
+import dev.courier.core.CourierHeaders;
+import dev.courier.core.CrashPoints;
+import dev.courier.outbox.InvalidRowPolicy;
+import dev.courier.outbox.OutboxRelay;
+import dev.courier.outbox.OutboxRelayConfig;
+import dev.courier.outbox.RelayFault;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes one batch of captured changes and acknowledges it to Debezium only when Kafka has
+ * acknowledged every record of it: nothing committed can be lost, and a crash in between re-sends
+ * events with the ids they had.
+ *
+ * <p>When a record fails retriably (a leader gone, Kafka away), that record and every later one of
+ * the batch are sent again, in order: a later record of the same key never ends up before it. A
+ * record Kafka refuses for good (too large, a topic name Kafka does not allow, any other
+ * non-retriable error) follows {@code outbox.invalid.row.policy}.
+ */
+public final class RelayBatchHandler
+    implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RelayBatchHandler.class);
+  private static final Duration RESEND_PAUSE = Duration.ofMillis(500);
+
+  private final Producer<byte[], byte[]> producer;
+  private final RowRouter router;
+  private final OutboxRelayConfig config;
+  private final OutboxMetrics metrics;
+  private final DeadLetters deadLetters;
+  private final Clock clock;
+  private final Leadership leadership;
+  private final Duration lease;
+
+  /** When the batch now waiting for Kafka started waiting, or 0 when none waits. */
+  private volatile long waitingSince;
+
+  private volatile long lastAckMillis;
+  private volatile String lastSendFailure;
+
+  /** The start whose first batch is still to come, or null. */
+  private volatile StartPhases starting;
+
+  public RelayBatchHandler(
+      Producer<byte[], byte[]> producer,
+      RowRouter router,
+      OutboxRelayConfig config,
+      OutboxMetrics metrics,
+      Clock clock,
+      Leadership leadership) {
+    this.producer = producer;
+    this.router = router;
+    this.config = config;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.leadership = leadership;
+    this.lease = Duration.ofMillis(config.getLong(OutboxRelayConfig.LEADER_LEASE_MS));
+    this.deadLetters = new DeadLetters(producer, config, metrics, leadership);
+  }
+
+  @Override
+  public void handleBatch(
+      List<RecordChangeEvent<SourceRecord>> changes,
+      DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+      throws InterruptedException {
+    fence("publish");
+    List<RowRouter.Publish> publish = new ArrayList<>();
+    long received = clock.millis();
+    byte[] relay = leadership.header();
+    for (RecordChangeEvent<SourceRecord> change : changes) {
+      RowRouter.Routed routed = router.route(change.record());
+      if (routed instanceof RowRouter.Publish p) {
+        p.record().headers().add(CourierHeaders.RELAY, relay);
+        publish.add(p);
+        metrics.commitToCapture.record(Duration.ofMillis(Math.max(0, received - p.commitMillis())));
+      } else if (routed instanceof RowRouter.Invalid invalid) {
+        deadLetters.deadLetterOrFail(invalid);
+      }
+    }
+    OutboxRelay.BEFORE_KAFKA_SEND.reach();
+    sendAll(publish);
+    CrashPoints.AFTER_KAFKA_SEND_BEFORE_SOURCE_OFFSET_COMMIT.reach();
+    // A position stored after another relay took over could move the slot past its events.
+    fence("acknowledge");
+    for (RecordChangeEvent<SourceRecord> change : changes) {
+      committer.markProcessed(change);
+    }
+    committer.markBatchFinished();
+    metrics.batches.increment();
+    StartPhases start = starting;
+    if (start != null) {
+      starting = null;
+      start
+          .finish("first change")
+          .ifPresent(
+              took -> {
+                metrics.start.record(took);
+                LOG.info(
+                    "first batch ({} change{}) relayed {}",
+                    changes.size(),
+                    changes.size() == 1 ? "" : "s",
+                    start.describe());
+              });
+    }
+  }
+
+  /** The next batch relayed ends this start: its phases are logged and timed. */
+  public void reportStart(StartPhases start) {
+    this.starting = start;
+  }
+
+  /**
+   * Goes on only while this relay leads. A lapsed lease may be a renewal in flight or PostgreSQL
+   * briefly away, so it waits up to one lease for it before giving up.
+   */
+  private void fence(String what) throws InterruptedException {
+    if (!leadership.awaitValid(lease)) {
+      throw new LeadershipLost(
+          "no longer the leader of slot "
+              + config.getString(OutboxRelayConfig.SLOT_NAME)
+              + " (incarnation "
+              + leadership.incarnation()
+              + "): will not "
+              + what
+              + " this batch; the leader re-sends it");
+    }
+  }
+
+  /**
+   * How long events have waited for Kafka's acknowledgement without any arriving (zero when none
+   * waits), and what the last failed send said.
+   */
+  public Duration waitingForKafka() {
+    long since = waitingSince;
+    if (since == 0) {
+      return Duration.ZERO;
+    }
+    return Duration.ofMillis(Math.max(0, clock.millis() - Math.max(since, lastAckMillis)));
+  }
+
+  public String lastSendFailure() {
+    return lastSendFailure;
+  }
+
+  /**
+   * Sends in order and waits for every acknowledgement. From the first record Kafka could not take
+   * in time, that record and every later one are sent again, in order, until Kafka takes them: the
+   * relay waits out a broker outage and keeps each key's order.
+   */
+  private void sendAll(List<RowRouter.Publish> events) throws InterruptedException {
+    List<RowRouter.Publish> pending = events;
+    waitingSince = clock.millis();
+    try {
+      while (!pending.isEmpty()) {
+        List<Future<RecordMetadata>> acks = new ArrayList<>(pending.size());
+        for (RowRouter.Publish event : pending) {
+          acks.add(producer.send(event.record()));
+        }
+        int resendFrom = -1;
+        for (int i = 0; i < pending.size() && resendFrom < 0; i++) {
+          RowRouter.Publish event = pending.get(i);
+          try {
+            acks.get(i)
+                .get(
+                    config.getInt(OutboxRelayConfig.DELIVERY_TIMEOUT_MS) + 5_000L,
+                    TimeUnit.MILLISECONDS);
+            acknowledged(event);
+          } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RetriableException) {
+              resendFrom = i;
+              lastSendFailure = event.record().topic() + ": " + cause;
+            } else {
+              deadLetters.refused(event, cause);
+            }
+          } catch (java.util.concurrent.TimeoutException e) {
+            resendFrom = i;
+            lastSendFailure = event.record().topic() + ": no answer from Kafka";
+          }
+        }
+        if (resendFrom < 0) {
+          return;
+        }
+        List<RowRouter.Publish> again = List.copyOf(pending.subList(resendFrom, pending.size()));
+        LOG.warn(
+            "Kafka did not take event {} ({}); sending it and the {} after it again, in order",
+            again.get(0).eventId(),
+            lastSendFailure,
+            again.size() - 1);
+        metrics.resent.increment(again.size());
+        // An outage or a leader election: give the cluster a moment before the resend.
+        Thread.sleep(RESEND_PAUSE.toMillis());
+        pending = again;
+      }
+    } finally {
+      waitingSince = 0;
+    }
+  }
+
+  private void acknowledged(RowRouter.Publish event) {
+    long now = clock.millis();
+    lastAckMillis = now;
+    metrics.relayed.increment();
+    metrics.commitToAck.record(Duration.ofMillis(Math.max(0, now - event.commitMillis())));
+    metrics.lastEventMillis.set(event.commitMillis());
+  }
+
+  /** Rows Kafka will never take, by {@code outbox.invalid.row.policy}. */
+  static final class DeadLetters {
+    private final Producer<byte[], byte[]> producer;
+    private final OutboxRelayConfig config;
+    private final OutboxMetrics metrics;
+    private final Leadership leadership;
+
+    DeadLetters(
+        Producer<byte[], byte[]> producer,
+        OutboxRelayConfig config,
+        OutboxMetrics metrics,
+        Leadership leadership) {
+      this.producer = producer;
+      this.config = config;
+      this.metrics = metrics;
+      this.leadership = leadership;
+    }
+
+    /** An event Kafka refused with a non-retriable error. */
+    void refused(RowRouter.Publish event, Throwable cause) {
+      ProducerRecord<byte[], byte[]> r = event.record();
+      deadLetterOrFail(
+          new RowRouter.Invalid("Kafka refused it for " + r.topic() + ": " + cause, event.row()));
+      LOG.debug("refused record for {}: {}", r.topic(), cause.toString());
+    }
+
+    void deadLetterOrFail(RowRouter.Invalid invalid) {
+      if (config.invalidRowPolicy() == InvalidRowPolicy.FAIL) {
+        throw new RelayFault(
+            "outbox row "
+                + invalid.eventId()
+                + " cannot be published: "
+                + invalid.reason()
+                + " ("
+                + OutboxRelayConfig.INVALID_ROW_POLICY
+                + "=fail: the relay stops here and skips nothing; fix or delete the row, or set"
+                + " it to dead-letter)");
+      }
+      ProducerRecord<byte[], byte[]> dead =
+          new ProducerRecord<>(
+              config.deadLetterTopic(),
+              invalid.eventId().getBytes(StandardCharsets.UTF_8),
+              DeadLetterEnvelope.of(invalid.row(), invalid.reason(), maxRequestSize()));
+      dead.headers().add(CourierHeaders.ID, invalid.eventId().getBytes(StandardCharsets.UTF_8));
+      dead.headers().add(CourierHeaders.REASON, invalid.reason().getBytes(StandardCharsets.UTF_8));
+      dead.headers().add(CourierHeaders.RELAY, leadership.header());
+      send(dead, invalid);
+      metrics.deadLettered.increment();
+      LOG.warn(
+          "outbox row {} dead-lettered to {}: {}",
+          invalid.eventId(),
+          config.deadLetterTopic(),
+          invalid.reason());
+    }
+
+    /** The dead letter must land; Kafka being away only delays it. */
+    private void send(ProducerRecord<byte[], byte[]> dead, RowRouter.Invalid invalid) {
+      while (true) {
+        try {
+          producer.send(dead).get();
+          return;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new RelayFault("interrupted while dead-lettering outbox row " + invalid.eventId());
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof RetriableException)) {
+            throw new RelayFault(
+                "outbox row "
+                    + invalid.eventId()
+                    + " cannot be dead-lettered to "
+                    + config.deadLetterTopic()
+                    + ": "
+                    + e.getCause());
+          }
+          LOG.warn(
+              "dead letter of {} not taken yet ({}); again",
+              invalid.eventId(),
+              e.getCause().toString());
+        }
+      }
+    }
+
+    private int maxRequestSize() {
+      Object size = config.clients().producer().get("max.request.size");
+      return size == null ? 1_048_576 : Integer.parseInt(String.valueOf(size));
+    }
+  }
+}

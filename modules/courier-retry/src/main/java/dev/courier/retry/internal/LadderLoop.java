@@ -1,0 +1,310 @@
+package dev.courier.retry.internal;
+
+import dev.courier.core.internal.PollLoop;
+import dev.courier.retry.RecordHandler;
+import dev.courier.retry.RetryProgress;
+import dev.courier.retry.RetryTopics;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ladder's poll loop: each poll, runs the held records that fell due, then handles each
+ * partition's records in order until one must wait for its due time; the records before it go to
+ * the handler thread as one run and are settled in order by the {@link RunSettler}.
+ */
+public final class LadderLoop<K, V> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LadderLoop.class);
+
+  /** What the loop needs that the ladder's settings decide. */
+  public record Settings(
+      String operationKeyHeader,
+      String deadlineHeader,
+      Duration pollTimeout,
+      Duration commitInterval,
+      Duration handlerTimeout) {}
+
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final List<String> subscribed;
+  private final RetryTopics topics;
+  private final Deserializer<K> keys;
+  private final Deserializer<V> values;
+  private final RecordHandler<K, V> handler;
+  private final StepDecider decider;
+  private final Outcomes outcomes;
+  private final HandlerCalls calls;
+  private final TierWaits waits;
+  private final PartitionPauses pauses;
+  private final Commits commits;
+  private final RunSettler settler;
+  private final LadderPublisher publisher;
+  private final AutoCloseable depth;
+  private final RetryMetrics metrics;
+  private final LadderProgress progress;
+  private final Shutdown shutdown;
+  private final Clock clock;
+  private final Settings settings;
+  private final PollLoop loop;
+
+  /** The parts {@link LadderSetup} made: clients, topics and meters. */
+  public record Parts(
+      KafkaConsumer<byte[], byte[]> consumer,
+      LadderPublisher publisher,
+      AutoCloseable depth,
+      List<String> subscribed,
+      TierWaits waits,
+      RetryMetrics metrics) {}
+
+  public LadderLoop(
+      Parts parts,
+      RetryTopics topics,
+      Deserializer<K> keys,
+      Deserializer<V> values,
+      RecordHandler<K, V> handler,
+      StepDecider decider,
+      Outcomes outcomes,
+      HandlerCalls calls,
+      LadderProgress progress,
+      Shutdown shutdown,
+      Clock clock,
+      Settings settings) {
+    this.consumer = parts.consumer();
+    this.subscribed = parts.subscribed();
+    this.publisher = parts.publisher();
+    this.depth = parts.depth();
+    this.waits = parts.waits();
+    this.metrics = parts.metrics();
+    this.topics = topics;
+    this.keys = keys;
+    this.values = values;
+    this.handler = handler;
+    this.decider = decider;
+    this.outcomes = outcomes;
+    this.calls = calls;
+    this.progress = progress;
+    this.shutdown = shutdown;
+    this.clock = clock;
+    this.settings = settings;
+    this.pauses = new PartitionPauses(consumer, waits);
+    this.commits =
+        new Commits(
+            consumer, publisher::awaitAcknowledged, metrics.commitsRefused::increment, clock);
+    this.settler =
+        new RunSettler(
+            consumer,
+            pauses,
+            commits,
+            outcomes,
+            shutdown,
+            settings.commitInterval(),
+            settings.handlerTimeout(),
+            clock);
+    this.loop = new PollLoop(consumer, this::closeResources);
+  }
+
+  public List<String> subscribed() {
+    return subscribed;
+  }
+
+  /** Runs until the condition holds after a poll, or {@link #close()}. */
+  public void runUntil(Predicate<RetryProgress> done) {
+    loop.run(
+        () -> consumer.subscribe(subscribed, new LadderRebalance(settler, commits, waits, pauses)),
+        () -> done.test(progress.snapshot()),
+        this::pollOnce);
+  }
+
+  /** From any thread: the loop stops at its next step and closes what it owns. */
+  public void close() {
+    loop.close();
+  }
+
+  private void pollOnce() {
+    settler.clearRevoked();
+    runDueHeld();
+    pauses.fetchAhead(clock.instant());
+    ConsumerRecords<byte[], byte[]> records =
+        consumer.poll(waits.pollTimeout(settings.pollTimeout(), clock.instant()));
+    settler.clearRevoked();
+    for (TopicPartition tp : records.partitions()) {
+      if (shutdown.requested()) {
+        break;
+      }
+      if (waits.waiting(tp)) {
+        waits.append(tp, records.records(tp)); // fetched ahead, behind what it holds
+      } else {
+        handlePartition(tp, records.records(tp));
+      }
+    }
+    commits.commitAsync();
+    updateGauges();
+  }
+
+  /**
+   * Runs the held records whose wait is over, then resumes each partition that has none left, so a
+   * hop is as late as the loop's wake-up and not a fetch round trip.
+   */
+  private void runDueHeld() {
+    waits
+        .takeDue(clock.instant())
+        .forEach(
+            (tp, held) -> {
+              // Not settled (stopping, revoked): left paused, and a partition assigned again
+              // comes back unpaused at its committed offset.
+              if (handlePartition(tp, held)) {
+                pauses.released(tp);
+              }
+            });
+  }
+
+  /**
+   * Handles a partition's records in order until one must wait: the records before it go to the
+   * handler thread as one run and are settled in order.
+   *
+   * @return true when every record is done or held for its due time; false when the loop stopped or
+   *     the partition went away first
+   */
+  private boolean handlePartition(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+    int from = 0;
+    while (from < records.size()) {
+      // A revoked partition's records are its new owner's; a reassigned one is fetched again
+      // from the committed offset.
+      if (shutdown.requested() || settler.isRevoked(tp)) {
+        return false;
+      }
+      Instant now = clock.instant();
+      List<RecordStep> steps = new ArrayList<>();
+      List<HandlerCalls.Work> works = new ArrayList<>();
+      Instant waitUntil = null;
+      int end = from;
+      for (; end < records.size(); end++) {
+        RecordStep step = prepare(records.get(end), now, works);
+        if (step instanceof RecordStep.Wait wait) {
+          waitUntil = wait.due();
+          break;
+        }
+        steps.add(step);
+        if (settings.commitInterval().isZero() && step instanceof RecordStep.Call) {
+          // Committing every record promises that a kill repeats at most the one in flight: the
+          // handler thread must not run ahead while the loop commits the one before.
+          end++;
+          break;
+        }
+      }
+      Run run =
+          new Run(
+              tp,
+              records.subList(from, end),
+              steps,
+              works.isEmpty() ? List.of() : calls.startAll(works),
+              now);
+      RunSettler.Settled settled = settler.settle(run);
+      if (settled == RunSettler.Settled.NOT_DONE) {
+        return false;
+      }
+      if (settled == RunSettler.Settled.BROKEN) {
+        from += run.settled(); // a call timed out and took the rest of its run with it
+        continue;
+      }
+      if (waitUntil != null) {
+        waits.hold(tp, waitUntil, records.subList(end, records.size()));
+        pauses.hold(tp);
+        return true;
+      }
+      from = end;
+    }
+    return true;
+  }
+
+  /**
+   * Decides what a record needs and, for a call, adds its work; dead letters are not sent here but
+   * when the record's turn comes, so offsets and effects stay in record order.
+   */
+  private RecordStep prepare(
+      ConsumerRecord<byte[], byte[]> record, Instant now, List<HandlerCalls.Work> works) {
+    int tier = topics.tierOf(record.topic());
+    LadderRead read =
+        LadderState.read(record, tier, settings.operationKeyHeader(), settings.deadlineHeader());
+    RecordStep step = decider.decide(record, read, tier, now);
+    if (step instanceof RecordStep.Wait wait && wait.forBudget()) {
+      outcomes.budgetWait();
+    }
+    if (!(step instanceof RecordStep.Call call)) {
+      return step;
+    }
+    if (tier > 0) {
+      call.state().due().ifPresent(d -> outcomes.late(Duration.between(d, now)));
+    }
+    ConsumerRecord<K, V> typed;
+    try {
+      typed = deserialize(record, call.state());
+    } catch (RuntimeException e) {
+      return new RecordStep.Unreadable(call.state(), tier, e);
+    }
+    works.add(() -> handler.handle(typed));
+    return call;
+  }
+
+  private ConsumerRecord<K, V> deserialize(ConsumerRecord<byte[], byte[]> r, LadderState state) {
+    K key = keys.deserialize(state.originalTopic(), r.headers(), r.key());
+    V value = values.deserialize(state.originalTopic(), r.headers(), r.value());
+    return new ConsumerRecord<>(
+        state.originalTopic(),
+        state.originalPartition(),
+        state.originalOffset(),
+        state.originalTimestamp(),
+        TimestampType.CREATE_TIME,
+        r.serializedKeySize(),
+        r.serializedValueSize(),
+        key,
+        value,
+        r.headers(),
+        Optional.empty());
+  }
+
+  private void updateGauges() {
+    long now = clock.millis();
+    Map<Integer, Long> oldest = waits.oldestByTier(topics::tierOf);
+    for (int t = 1; t <= topics.tiers(); t++) {
+      Long since = oldest.get(t);
+      metrics.tierAge(t, Duration.ofMillis(since == null ? 0 : now - since));
+    }
+  }
+
+  /** On the loop's thread, once: commit what is done, then leave the group at once. */
+  private void closeResources() {
+    try {
+      commits.commit();
+    } catch (RuntimeException e) {
+      LOG.warn("final commit failed: {}", e.toString());
+    }
+    try {
+      consumer.close(
+          CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+              .withTimeout(Duration.ofSeconds(5)));
+    } finally {
+      publisher.close();
+      calls.close();
+      try {
+        depth.close();
+      } catch (Exception e) {
+        LOG.debug("DLT depth probe close: {}", e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package dev.courier.retry.internal;
+
+import java.util.Collection;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits what is done in partitions being taken away, after settling the call in flight if it is
+ * one of theirs, so a rebalance repeats nothing; the records after it are left to the new owner.
+ */
+public final class LadderRebalance implements ConsumerRebalanceListener {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LadderRebalance.class);
+
+  private final RunSettler settler;
+  private final Commits commits;
+  private final TierWaits waits;
+  private final PartitionPauses pauses;
+
+  public LadderRebalance(
+      RunSettler settler, Commits commits, TierWaits waits, PartitionPauses pauses) {
+    this.settler = settler;
+    this.commits = commits;
+    this.waits = waits;
+    this.pauses = pauses;
+  }
+
+  @Override
+  public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+    settler.revoked(partitions);
+    settler.finishRevoked(partitions);
+    commits.commit(partitions);
+    waits.forget(partitions);
+    pauses.forget(partitions);
+    if (!partitions.isEmpty()) {
+      LOG.info("{} revoked; what was done in them is committed", partitions);
+    }
+  }
+
+  @Override
+  public void onPartitionsLost(Collection<TopicPartition> partitions) {
+    settler.revoked(partitions);
+    settler.abandonLost(partitions);
+    commits.drop(partitions);
+    waits.forget(partitions);
+    pauses.forget(partitions);
+  }
+
+  @Override
+  public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+    if (!partitions.isEmpty()) {
+      LOG.info("{} assigned", partitions);
+    }
+    if (settler.callInFlight()) {
+      pauses.pauseForCall(
+          partitions); // a call is running: new partitions wait for it like the rest
+    }
+  }
+}

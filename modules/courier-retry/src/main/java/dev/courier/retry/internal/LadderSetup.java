@@ -1,0 +1,119 @@
+package dev.courier.retry.internal;
+
+import dev.courier.retry.RetryConfig;
+import dev.courier.retry.RetryTopics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a ladder needs before its first poll, made at start: its topics, the consumer of the main
+ * topic and tiers, the producer of forwards, and the DLT depth probe.
+ */
+public final class LadderSetup {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LadderSetup.class);
+
+  /** How often the DLT's depth is counted. */
+  private static final Duration DEPTH_EVERY = Duration.ofSeconds(30);
+
+  private LadderSetup() {}
+
+  /**
+   * Creates the ladder's topics and clients.
+   *
+   * @throws org.apache.kafka.common.config.ConfigException naming the setting, when the main topic
+   *     is missing or the principal may not create the ladder's topics
+   */
+  public static LadderLoop.Parts start(
+      RetryConfig config, RetryTopics topics, RetryMetrics metrics) {
+    List<String> drain;
+    try (Admin admin = Admin.create(config.clients().admin())) {
+      LadderTopics.create(
+          admin,
+          topics,
+          config.getLong(RetryConfig.TOPIC_RETENTION_MS),
+          config.getLong(RetryConfig.DLT_RETENTION_MS));
+      drain = LadderTopics.drainTiers(admin, topics);
+    }
+    List<String> read = new ArrayList<>(topics.all().subList(0, topics.tiers() + 1));
+    read.addAll(drain);
+    if (!drain.isEmpty()) {
+      LOG.info(
+          "reading {} too: they are above {}={} and are drained to {}",
+          drain,
+          RetryConfig.MAX_ATTEMPTS,
+          config.policy().maxAttempts(),
+          topics.deadLetter());
+    }
+    Map<String, Object> cc = consumerSettings(config);
+    TierWaits waits =
+        new TierWaits(
+            Duration.ofMillis(2L * intSetting(cc, ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50)),
+            4
+                * intSetting(
+                    cc,
+                    ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                    ConsumerConfig.DEFAULT_MAX_POLL_RECORDS));
+    KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    KafkaProducer<byte[], byte[]> producer;
+    try {
+      producer =
+          new KafkaProducer<>(
+              producerSettings(config), new ByteArraySerializer(), new ByteArraySerializer());
+    } catch (RuntimeException e) {
+      consumer.close(Duration.ZERO);
+      throw e;
+    }
+    LadderPublisher publisher =
+        new LadderPublisher(
+            producer,
+            topics,
+            config.group(),
+            config.getInt(RetryConfig.EXCEPTION_MESSAGE_MAX_CHARS),
+            config.getBoolean(RetryConfig.EXCEPTION_STACKTRACE));
+    DltDepthProbe depth =
+        new DltDepthProbe(config.clients().admin(), topics.deadLetter(), metrics.dltDepth)
+            .start(DEPTH_EVERY);
+    return new LadderLoop.Parts(consumer, publisher, depth, List.copyOf(read), waits, metrics);
+  }
+
+  private static Map<String, Object> consumerSettings(RetryConfig config) {
+    Map<String, Object> cc = config.clients().consumer();
+    cc.put(ConsumerConfig.GROUP_ID_CONFIG, config.group());
+    cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    cc.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    // A resumed tier partition is fetched with the next request to its broker; a long-polling
+    // fetch in flight (default 500 ms) would make every hop that much late.
+    cc.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+    return cc;
+  }
+
+  private static Map<String, Object> producerSettings(RetryConfig config) {
+    Map<String, Object> pc = config.clients().producer();
+    pc.put(ProducerConfig.ACKS_CONFIG, "all");
+    // Producer retries are Kafka's own (idempotent, no duplicates); they are not attempts.
+    pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    // Forwarded records carry about 16 failure headers; at the default 16 KiB batch a burst of
+    // failures needed ten times the produce requests of the same records bare.
+    pc.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    return pc;
+  }
+
+  /** A client setting as given (a number or its text; validated when the client starts). */
+  private static int intSetting(Map<String, Object> clientConfig, String key, int otherwise) {
+    Object v = clientConfig.get(key);
+    return v == null ? otherwise : Integer.parseInt(String.valueOf(v).trim());
+  }
+}

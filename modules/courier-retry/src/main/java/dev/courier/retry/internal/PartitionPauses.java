@@ -1,0 +1,99 @@
+package dev.courier.retry.internal;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Owns the consumer's pauses, which have two reasons: a handler call in flight (every partition
+ * paused while the loop keeps polling to stay in its group) and records held at a tier until they
+ * fall due (that partition paused, unless what it holds falls due soon enough to fetch ahead).
+ */
+public final class PartitionPauses {
+
+  private final Consumer<byte[], byte[]> consumer;
+  private final TierWaits waits;
+
+  /** Paused only while a handler call runs (not those waiting for a due time). */
+  private final Set<TopicPartition> forCall = new HashSet<>();
+
+  public PartitionPauses(Consumer<byte[], byte[]> consumer, TierWaits waits) {
+    this.consumer = consumer;
+    this.waits = waits;
+  }
+
+  /** The partition holds records until they fall due: no more is fetched for now. */
+  public void hold(TopicPartition tp) {
+    consumer.pause(List.of(tp));
+  }
+
+  /** The partition's held records ran: fetch it again, if it is still this member's. */
+  public void released(TopicPartition tp) {
+    if (!waits.waiting(tp) && consumer.assignment().contains(tp)) {
+      consumer.resume(List.of(tp));
+    }
+  }
+
+  /** Fetches each waiting partition whose held records fall due soon, and pauses the others. */
+  public void fetchAhead(Instant now) {
+    Set<TopicPartition> paused = consumer.paused();
+    Set<TopicPartition> owned = consumer.assignment();
+    List<TopicPartition> resume = new ArrayList<>();
+    List<TopicPartition> pause = new ArrayList<>();
+    for (TopicPartition tp : waits.partitions()) {
+      if (!owned.contains(tp)) {
+        continue;
+      }
+      boolean fetch = waits.fetchAhead(tp, now);
+      if (fetch && paused.contains(tp)) {
+        resume.add(tp);
+      } else if (!fetch && !paused.contains(tp)) {
+        pause.add(tp);
+      }
+    }
+    consumer.resume(resume);
+    consumer.pause(pause);
+  }
+
+  /** Pauses those not paused yet (a waiting partition may be, or be fetched ahead). */
+  public void pauseForCall(Collection<TopicPartition> partitions) {
+    Set<TopicPartition> paused = consumer.paused();
+    List<TopicPartition> pause = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      if (!paused.contains(tp) && forCall.add(tp)) {
+        pause.add(tp);
+      }
+    }
+    consumer.pause(pause);
+  }
+
+  /** Resumes what the call paused; waiting partitions are paused again before the next poll. */
+  public void resumeAfterCall() {
+    Set<TopicPartition> owned = consumer.assignment();
+    List<TopicPartition> resume = forCall.stream().filter(owned::contains).toList();
+    forCall.clear();
+    consumer.resume(resume);
+  }
+
+  /**
+   * Defensive, for a poll with every partition paused: a partition that slipped through unpaused is
+   * rewound to its first returned record and paused, so nothing is skipped.
+   */
+  public void rewind(ConsumerRecords<byte[], byte[]> stray) {
+    for (TopicPartition tp : stray.partitions()) {
+      consumer.seek(tp, stray.records(tp).get(0).offset());
+      pauseForCall(List.of(tp));
+    }
+  }
+
+  /** The partitions left this member. */
+  public void forget(Collection<TopicPartition> partitions) {
+    forCall.removeAll(partitions);
+  }
+}

@@ -1,0 +1,278 @@
+package dev.courier.retry.internal;
+
+import dev.courier.retry.RetryConfig;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Settles a {@link Run}'s records in order. While a call runs long, every partition is paused and
+ * the loop keeps polling so the member stays in its group and takes part in rebalances; a
+ * revocation or a shutdown settles what has started and leaves the rest to the next owner.
+ */
+public final class RunSettler {
+
+  /** How a run ended. */
+  public enum Settled {
+    /** Every record of it is done. */
+    DONE,
+    /** Done up to a call that timed out; the records after it were not called and must be again. */
+    BROKEN,
+    /** Stopped (shutdown, revocation): what is done is done, the rest is the next owner's. */
+    NOT_DONE
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(RunSettler.class);
+
+  /** How long a fast call is awaited before the partitions are paused for a slow one. */
+  private static final Duration FIRST_WAIT = Duration.ofMillis(20);
+
+  /** How often the loop polls (to stay in the group) while a call runs. */
+  private static final Duration BUSY_POLL = Duration.ofMillis(100);
+
+  private final Consumer<byte[], byte[]> consumer;
+  private final PartitionPauses pauses;
+  private final Commits commits;
+  private final Outcomes outcomes;
+  private final Shutdown shutdown;
+  private final Duration commitInterval;
+  private final Duration handlerTimeout;
+  private final Clock clock;
+
+  /** Partitions taken away while the current poll's records were being handled. */
+  private final Set<TopicPartition> revoked = new HashSet<>();
+
+  /** The run whose call the loop waits for while it keeps polling, if any. */
+  private Run inFlight;
+
+  public RunSettler(
+      Consumer<byte[], byte[]> consumer,
+      PartitionPauses pauses,
+      Commits commits,
+      Outcomes outcomes,
+      Shutdown shutdown,
+      Duration commitInterval,
+      Duration handlerTimeout,
+      Clock clock) {
+    this.consumer = consumer;
+    this.pauses = pauses;
+    this.commits = commits;
+    this.outcomes = outcomes;
+    this.shutdown = shutdown;
+    this.commitInterval = commitInterval;
+    this.handlerTimeout = handlerTimeout;
+    this.clock = clock;
+  }
+
+  public Settled settle(Run run) {
+    boolean leftCleanly = false;
+    try {
+      while (run.hasNext()) {
+        if (shutdown.requested()) {
+          run.cancelRest();
+          settleStarted(run);
+          leftCleanly = true;
+          return Settled.NOT_DONE;
+        }
+        if (revoked.contains(run.tp)) {
+          run.cancelRest();
+          leftCleanly = true;
+          return Settled.NOT_DONE;
+        }
+        RecordStep step = run.step();
+        if (!(step instanceof RecordStep.Call call)) {
+          outcomes.settle(run.record(), step, run.decidedAt);
+          done(run);
+          continue;
+        }
+        Optional<HandlerCalls.Result> result = run.call().await(FIRST_WAIT);
+        if (result.isPresent()) {
+          called(run, call, result.get());
+          continue;
+        }
+        Settled slow = awaitSlowCall(run, call);
+        if (slow != Settled.DONE) {
+          leftCleanly = true;
+          return slow;
+        }
+      }
+      leftCleanly = true;
+      return Settled.DONE;
+    } finally {
+      if (!leftCleanly) {
+        run.cancelRest(); // an Error on the way out: no call of the run may start after it
+      }
+    }
+  }
+
+  /** Marks partitions taken away in this poll: their runs stop at the next record. */
+  public void revoked(Collection<TopicPartition> partitions) {
+    revoked.addAll(partitions);
+  }
+
+  public boolean isRevoked(TopicPartition tp) {
+    return revoked.contains(tp);
+  }
+
+  /** A new poll: what was revoked before it is no longer in any run. */
+  public void clearRevoked() {
+    revoked.clear();
+  }
+
+  public boolean callInFlight() {
+    return inFlight != null;
+  }
+
+  /**
+   * In a revocation: settles the call in flight if it is one of these partitions' (it gets until
+   * its own time limit, or the shutdown deadline), so the commit that follows repeats nothing.
+   */
+  public void finishRevoked(Collection<TopicPartition> partitions) {
+    Run run = inFlight;
+    if (run != null && !run.finished && partitions.contains(run.tp)) {
+      run.cancelRest();
+      int before = run.next;
+      settleStarted(run);
+      run.finished = true;
+      if (run.next > before) {
+        LOG.info(
+            "{} record(s) of {} finished during the revocation of their partition",
+            run.next - before,
+            run.tp);
+      }
+    }
+  }
+
+  /** The partitions are lost: a call in flight of theirs is abandoned, not settled. */
+  public void abandonLost(Collection<TopicPartition> partitions) {
+    Run run = inFlight;
+    if (run != null && !run.finished && partitions.contains(run.tp)) {
+      run.finished = true;
+      run.call().abandon("partition lost");
+    }
+  }
+
+  private void called(Run run, RecordStep.Call call, HandlerCalls.Result result) {
+    outcomes.called(run.record(), call.state(), call.tier(), result);
+    run.nextCall++;
+    done(run);
+  }
+
+  /** The record at {@code run.next} is done: its offset may be committed. */
+  private void done(Run run) {
+    commits.done(run.tp, run.record().offset() + 1);
+    run.next++;
+    if (commits.due(commitInterval)) {
+      commits.commit();
+    }
+  }
+
+  /**
+   * Waits for a call that did not end within {@link #FIRST_WAIT}, polling meanwhile with every
+   * partition paused.
+   *
+   * @return DONE when it is settled and the run goes on; BROKEN when it timed out (settled as a
+   *     timeout, the rest of its run cancelled); NOT_DONE when it was abandoned or a rebalance
+   *     callback settled the run
+   */
+  private Settled awaitSlowCall(Run run, RecordStep.Call step) {
+    HandlerCalls.Call call = run.call();
+    ConsumerRecord<byte[], byte[]> record = run.record();
+    inFlight = run;
+    pauses.pauseForCall(consumer.assignment());
+    try {
+      while (!run.finished) {
+        Optional<HandlerCalls.Result> result = call.await(BUSY_POLL);
+        if (result.isPresent()) {
+          called(run, step, result.get());
+          return Settled.DONE;
+        }
+        if (call.expired()) {
+          called(run, step, call.abandon(timeoutMessage(record)));
+          return run.hasNext() ? Settled.BROKEN : Settled.DONE;
+        }
+        if (shutdown.past(clock.instant())) {
+          call.abandon("shutting down");
+          LOG.warn("{} abandoned at shutdown; its next owner redoes it", coordinates(record));
+          return Settled.NOT_DONE;
+        }
+        pollWhileBusy();
+      }
+      return Settled.NOT_DONE; // settled (and committed) or abandoned by a rebalance callback
+    } finally {
+      inFlight = null;
+      pauses.resumeAfterCall();
+    }
+  }
+
+  /**
+   * With the rest of its run cancelled, settles the run's steps from {@code run.next} on as long as
+   * their calls started (each gets its own limit, and no longer than the shutdown deadline): a call
+   * that ran is not left for the next owner to repeat.
+   */
+  private void settleStarted(Run run) {
+    Instant deadline = shutdown.deadline();
+    while (run.hasNext()) {
+      RecordStep step = run.step();
+      if (!(step instanceof RecordStep.Call callStep)) {
+        outcomes.settle(run.record(), step, run.decidedAt);
+        done(run);
+        continue;
+      }
+      HandlerCalls.Call call = run.call();
+      if (!call.started()) {
+        return;
+      }
+      Duration wait = call.remaining();
+      if (deadline != null) {
+        Duration left = Duration.between(clock.instant(), deadline);
+        wait = left.compareTo(wait) < 0 ? left : wait;
+      }
+      Optional<HandlerCalls.Result> result = call.await(wait);
+      if (result.isEmpty()) {
+        call.abandon("stopping");
+        LOG.warn("{} abandoned; its next owner redoes it", coordinates(run.record()));
+        return;
+      }
+      called(run, callStep, result.get());
+    }
+  }
+
+  private String timeoutMessage(ConsumerRecord<?, ?> record) {
+    return "handler did not finish "
+        + coordinates(record)
+        + " within "
+        + RetryConfig.HANDLER_TIMEOUT_MS
+        + "="
+        + handlerTimeout.toMillis();
+  }
+
+  /** Keeps the membership alive; every partition is paused, so no record comes back. */
+  private void pollWhileBusy() {
+    ConsumerRecords<byte[], byte[]> stray;
+    try {
+      stray = consumer.poll(Duration.ZERO);
+    } catch (WakeupException e) {
+      if (!shutdown.requested()) {
+        throw e;
+      }
+      return; // close() woke us: the call gets until the shutdown deadline
+    }
+    pauses.rewind(stray);
+  }
+
+  private static String coordinates(ConsumerRecord<?, ?> r) {
+    return Outcomes.coordinates(r);
+  }
+}
