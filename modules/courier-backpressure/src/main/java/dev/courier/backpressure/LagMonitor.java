@@ -3,6 +3,7 @@ package dev.courier.backpressure;
 import dev.courier.core.ServiceHealth;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.Map;
 
 /**
  * Watches consumer groups: each tick reads committed and log-end offsets with batched Admin
@@ -12,10 +13,13 @@ import java.time.Clock;
 public interface LagMonitor extends BacklogSignals, AutoCloseable {
 
   /**
-   * A monitor with its own Admin client and age reader; call {@link #start()} or {@link #tick()}.
+   * A monitor with its own Admin client and age reader for these {@link MonitorConfig} settings;
+   * call {@link #start()} or {@link #tick()}.
+   *
+   * @throws org.apache.kafka.common.config.ConfigException naming a bad setting
    */
-  static LagMonitor create(MonitorConfig config, MeterRegistry registry, Clock clock) {
-    return new DefaultLagMonitor(config, registry, clock);
+  static LagMonitor create(Map<String, ?> settings, MeterRegistry registry, Clock clock) {
+    return new DefaultLagMonitor(new MonitorConfig(settings), registry, clock);
   }
 
   /** Samples once now and returns what it saw (also what {@link #latest()} returns afterwards). */

@@ -51,16 +51,19 @@ public final class MonitorService implements AutoCloseable {
     Map<String, Object> settings = new HashMap<>(config.originals());
     settings.put(MonitorConfig.PARTITION_METERS, false);
     MonitorConfig serviceConfig = new MonitorConfig(settings);
-    this.monitor = LagMonitor.create(serviceConfig, registry, clock);
+    this.monitor = new DefaultLagMonitor(serviceConfig, registry, clock);
     this.method = serviceConfig.ageMode().value();
   }
 
   /**
-   * Returns the monitor running: ticking and serving until {@link #close()}.
+   * Returns the monitor running with these {@link MonitorConfig} settings: ticking and serving
+   * until {@link #close()}.
    *
-   * @throws ConfigException naming {@code monitor.http.port} when the port cannot be bound
+   * @throws ConfigException naming the setting: a bad value, or {@code monitor.http.port} when the
+   *     port cannot be bound
    */
-  public static MonitorService create(MonitorConfig config, Clock clock) {
+  public static MonitorService create(Map<String, ?> settings, Clock clock) {
+    MonitorConfig config = new MonitorConfig(settings);
     MonitorService service = new MonitorService(config, clock);
     try {
       service.http = service.routes().start(config.httpPort());

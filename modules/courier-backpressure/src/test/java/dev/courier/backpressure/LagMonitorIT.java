@@ -233,8 +233,7 @@ class LagMonitorIT {
     settings.put(MonitorConfig.GROUPS, String.join(",", groups));
     settings.putIfAbsent(MonitorConfig.TICK_INTERVAL_MS, "500");
     settings.putIfAbsent(MonitorConfig.WINDOW_MS, "5000");
-    return LagMonitor.create(
-        new MonitorConfig(settings), new SimpleMeterRegistry(), Clock.systemUTC());
+    return LagMonitor.create(settings, new SimpleMeterRegistry(), Clock.systemUTC());
   }
 
   /** Produces {@code perPartition} records to each partition, 10 s apart from {@code first}. */

@@ -185,7 +185,6 @@ class MonitorIsolationIT {
     settings.put(MonitorConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
     settings.put(MonitorConfig.TICK_INTERVAL_MS, "200");
     settings.put(MonitorConfig.WINDOW_MS, "2000");
-    return LagMonitor.create(
-        new MonitorConfig(settings), new SimpleMeterRegistry(), Clock.systemUTC());
+    return LagMonitor.create(settings, new SimpleMeterRegistry(), Clock.systemUTC());
   }
 }

@@ -54,8 +54,7 @@ class MonitorOutageIT {
       settings.put(MonitorConfig.HTTP_PORT, "0");
       settings.put("kafka.request.timeout.ms", "1000");
       settings.put("kafka.default.api.timeout.ms", "1000");
-      try (MonitorService service =
-          MonitorService.create(new MonitorConfig(settings), Clock.systemUTC())) {
+      try (MonitorService service = MonitorService.create(settings, Clock.systemUTC())) {
         String base = "http://localhost:" + service.port();
         await().atMost(TIMEOUT).until(() -> get(base + "/health").statusCode() == 200);
         BacklogSignals remote = BacklogSignals.http(URI.create(base), Duration.ofMillis(50));
@@ -128,8 +127,7 @@ class MonitorOutageIT {
       settings.put(MonitorConfig.TICK_INTERVAL_MS, "1000");
       settings.put(MonitorConfig.WINDOW_MS, "5000");
       try (LagMonitor monitor =
-          LagMonitor.create(
-              new MonitorConfig(settings), new SimpleMeterRegistry(), Clock.systemUTC())) {
+          LagMonitor.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         assertThat(monitor.tick().group(group).orElseThrow().sumLag()).isEqualTo(4);
         kafka.kill(2);
         long started = System.nanoTime();

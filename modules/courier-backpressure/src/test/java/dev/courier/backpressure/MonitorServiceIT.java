@@ -42,7 +42,7 @@ class MonitorServiceIT {
                 MonitorConfig.TICK_INTERVAL_MS, "200",
                 MonitorConfig.WINDOW_MS, "2000",
                 MonitorConfig.HTTP_PORT, "0"));
-    try (MonitorService service = MonitorService.create(config, Clock.systemUTC())) {
+    try (MonitorService service = MonitorService.create(config.originals(), Clock.systemUTC())) {
       String base = "http://localhost:" + service.port();
       await()
           .atMost(Duration.ofSeconds(30))
@@ -125,8 +125,8 @@ class MonitorServiceIT {
                 MonitorConfig.TICK_INTERVAL_MS, "300",
                 MonitorConfig.WINDOW_MS, "3000",
                 MonitorConfig.HTTP_PORT, "0"));
-    try (MonitorService a = MonitorService.create(config, Clock.systemUTC());
-        MonitorService b = MonitorService.create(config, Clock.systemUTC())) {
+    try (MonitorService a = MonitorService.create(config.originals(), Clock.systemUTC());
+        MonitorService b = MonitorService.create(config.originals(), Clock.systemUTC())) {
       JsonNode fromA = detail(a, group);
       JsonNode fromB = detail(b, group);
       assertThat(fromA.get("sumLag").asLong()).isEqualTo(fromB.get("sumLag").asLong()).isEqualTo(8);

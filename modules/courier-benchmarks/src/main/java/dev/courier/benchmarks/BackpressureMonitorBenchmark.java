@@ -142,8 +142,7 @@ public final class BackpressureMonitorBenchmark {
     LagSnapshot last = null;
     for (int run = 0; run < colds; run++) {
       try (LagMonitor monitor =
-          LagMonitor.create(
-              new MonitorConfig(settings), new SimpleMeterRegistry(), Clock.systemUTC())) {
+          LagMonitor.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         long coldStart = System.nanoTime();
         first = monitor.tick();
         cold.add((System.nanoTime() - coldStart) / 1e6);

@@ -34,7 +34,7 @@ final class MonitorCommand implements Callable<Integer> {
             options.resolve(MonitorConfig.configDef(), List.of(ClientSettings.PREFIX), System.err));
     // Refused credentials are a wrong setting (exit 2); Kafka away is an outage the ticks report.
     KafkaReachability.check(config.clients(), Duration.ofSeconds(10));
-    MonitorService service = MonitorService.create(config, Clock.systemUTC());
+    MonitorService service = MonitorService.create(config.originals(), Clock.systemUTC());
     System.out.println(
         "courier monitor: serving /health, /metrics and /v1/groups on port " + service.port());
     return ServiceLifecycle.runUntilStopped("monitor", service, Optional::empty, System.out);

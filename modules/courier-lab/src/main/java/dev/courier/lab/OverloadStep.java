@@ -69,8 +69,7 @@ final class OverloadStep implements LabStep {
             new KafkaProducer<>(
                 lab.kafka().producerConfig(), new StringSerializer(), new StringSerializer());
         LagMonitor monitor =
-            LagMonitor.create(
-                new MonitorConfig(settings), new SimpleMeterRegistry(), Clock.systemUTC())) {
+            LagMonitor.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
       // 3 records every 25 ms: 120/s.
       load.scheduleAtFixedRate(
           () -> {
