@@ -2,7 +2,10 @@ package dev.courier.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.courier.testkit.DeployChecks;
+import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** docs/metrics.md lists every meter Courier's components register, as Prometheus sees it. */
@@ -12,6 +15,15 @@ class MetricsReferenceTest {
   void theReferenceIsCurrent() throws Exception {
     GeneratedDoc.assertCurrent(
         "metrics.md", MetricsReference.markdown(), MetricsReferenceTest.class.getSimpleName());
+  }
+
+  @Test
+  void theLegacyNamesAreRecordedFromSeriesCourierExports() {
+    Path rules =
+        DeployChecks.deployDirectory().resolve("prometheus/courier-legacy-names-rules.yml");
+    Set<String> used = DeployChecks.seriesUsedIn(rules);
+    assertThat(used).hasSizeGreaterThan(10);
+    assertThat(DeployChecks.seriesIn(MetricsReference.scrape())).containsAll(used);
   }
 
   @Test
