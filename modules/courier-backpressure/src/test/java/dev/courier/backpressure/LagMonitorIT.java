@@ -31,12 +31,12 @@ import org.junit.jupiter.api.Test;
 
 /** The monitor against a real broker, checked against Apache Kafka's own kafka-consumer-groups. */
 @CourierInfraTest
-@BackendMatrix
 class LagMonitorIT {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
   @Test
+  @BackendMatrix
   void lagAndOffsetsAgreeWithKafkaConsumerGroups(KafkaBroker kafka) throws Exception {
     String topic = UniqueNames.topic("lag");
     kafka.createTopic(topic, 3);
@@ -121,6 +121,7 @@ class LagMonitorIT {
   }
 
   @Test
+  @BackendMatrix
   void oldestAgeIsTheAgeOfTheRecordAtTheCommittedOffset(KafkaBroker kafka) throws Exception {
     String topic = UniqueNames.topic("age");
     kafka.createTopic(topic, 1);

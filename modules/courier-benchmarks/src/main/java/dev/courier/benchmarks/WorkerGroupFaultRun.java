@@ -5,7 +5,6 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
-import dev.courier.retry.DltReplayerConfig;
 import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.JvmWorker;
@@ -121,14 +120,7 @@ public final class WorkerGroupFaultRun {
       }
       Map<String, Long> dlt;
       List<String> deadKeys;
-      try (DltReplayer replayer =
-          DltReplayer.create(
-              Map.of(
-                  "bootstrap.servers",
-                  kafka.bootstrapServers(),
-                  DltReplayerConfig.REPLAY_RATE_PER_SECOND,
-                  10),
-              db.dataSource())) {
+      try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
         List<DltRecord> dead = replayer.list(topic + ".dlt", DltFilter.all());
         dlt =
             dead.stream()

@@ -11,7 +11,6 @@ import dev.courier.outbox.OutboxWriter;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
-import dev.courier.retry.DltReplayerConfig;
 import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryingConsumer;
 import dev.courier.testkit.CourierInfraTest;
@@ -93,14 +92,7 @@ class OutboxDeadlineIT {
                           CourierHeaders.text(r.headers(), CourierHeaders.ID).orElseThrow()))
               .build();
       Future<?> loop = thread.submit(worker::run);
-      try (DltReplayer replayer =
-          DltReplayer.create(
-              Map.of(
-                  "bootstrap.servers",
-                  kafka.bootstrapServers(),
-                  DltReplayerConfig.REPLAY_RATE_PER_SECOND,
-                  10),
-              db.dataSource())) {
+      try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
         List<DltRecord> dead =
             await()
                 .atMost(TIMEOUT)

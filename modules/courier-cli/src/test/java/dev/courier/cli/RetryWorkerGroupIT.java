@@ -7,7 +7,6 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
-import dev.courier.retry.DltReplayerConfig;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.RecordingEndpoint;
@@ -112,14 +111,7 @@ class RetryWorkerGroupIT {
             .as("at most the record in flight per killed worker is repeated")
             .isLessThanOrEqualTo(kills);
 
-        try (DltReplayer replayer =
-            DltReplayer.create(
-                Map.of(
-                    "bootstrap.servers",
-                    kafka.bootstrapServers(),
-                    DltReplayerConfig.REPLAY_RATE_PER_SECOND,
-                    10),
-                db.dataSource())) {
+        try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
           List<DltRecord> dead = replayer.list(topic + ".dlt", DltFilter.all());
           assertThat(dead).extracting(DltRecord::reason).containsOnly("permanent");
           assertThat(dead)

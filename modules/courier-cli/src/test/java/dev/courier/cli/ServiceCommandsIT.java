@@ -11,7 +11,6 @@ import dev.courier.outbox.OutboxWriter;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
-import dev.courier.retry.DltReplayerConfig;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.RawHttp;
@@ -181,14 +180,7 @@ class ServiceCommandsIT {
       send(kafka, topic, "op-2", "acc-2:-5");
       await().atMost(TIMEOUT).until(() -> keys.size() >= 3);
       assertThat(keys).containsExactlyInAnyOrder("op-1", "op-1", "op-2");
-      try (DltReplayer replayer =
-          DltReplayer.create(
-              Map.of(
-                  "bootstrap.servers",
-                  kafka.bootstrapServers(),
-                  DltReplayerConfig.REPLAY_RATE_PER_SECOND,
-                  10),
-              db.dataSource())) {
+      try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
         List<DltRecord> dead =
             await()
                 .atMost(TIMEOUT)

@@ -29,12 +29,12 @@ import org.junit.jupiter.api.Test;
  * credits once.
  */
 @CourierInfraTest
-@BackendMatrix
 class OutboxCrashIT {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
 
   @Test
+  @BackendMatrix
   void killedAfterKafkaAckBeforeOffsetCommitResendsWithTheSameId(KafkaBroker kafka, TestDatabase db)
       throws Exception {
     OutboxFixture fixture = new OutboxFixture(kafka, db);

@@ -21,13 +21,13 @@ import org.slf4j.LoggerFactory;
 
 /** The ladder on a real broker, effects in a real PostgreSQL through the idempotent store. */
 @CourierInfraTest
-@BackendMatrix
 class RetryLadderIT {
 
   private static final Logger LOG = LoggerFactory.getLogger(RetryLadderIT.class);
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
   @Test
+  @BackendMatrix
   void aTransientFailureRecoversOnAttemptThreeNeverEarly(KafkaBroker kafka, TestDatabase db)
       throws Exception {
     String topic = UniqueNames.topic("credits");
@@ -59,6 +59,7 @@ class RetryLadderIT {
   }
 
   @Test
+  @BackendMatrix
   void aPoisonRecordGoesToTheDltAtOnceWithEverything(KafkaBroker kafka, TestDatabase db)
       throws Exception {
     String topic = UniqueNames.topic("credits");

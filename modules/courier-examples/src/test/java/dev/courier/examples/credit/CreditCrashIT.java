@@ -35,7 +35,6 @@ import org.junit.jupiter.api.Test;
  * a process boundary, then restarted. Only the business total counts.
  */
 @CourierInfraTest
-@BackendMatrix
 class CreditCrashIT {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
@@ -73,6 +72,7 @@ class CreditCrashIT {
   }
 
   @Test
+  @BackendMatrix
   void guardedKilledAfterDbCommitBeforeOffsetCommitCreditsOnce(Admin admin) throws Exception {
     crashThenRestart("guarded", CrashPoints.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT);
 

@@ -43,7 +43,6 @@ import org.junit.jupiter.api.io.TempDir;
  * retained order topic, progress on their own committed offsets, and replay independently.
  */
 @CourierInfraTest
-@BackendMatrix
 class ReplayIT {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
@@ -51,6 +50,7 @@ class ReplayIT {
   @TempDir Path tmp;
 
   @Test
+  @BackendMatrix
   void groupsProgressAndReplayIndependently(CourierInfra infra, KafkaBroker kafka, TestDatabase db)
       throws Exception {
     String topic = UniqueNames.topic("orders");
