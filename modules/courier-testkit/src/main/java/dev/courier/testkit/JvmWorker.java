@@ -42,6 +42,14 @@ public final class JvmWorker {
     return new JvmWorker(mainClass.getName());
   }
 
+  /**
+   * A worker whose {@code main(String[])} is in the class of this name, on a {@link
+   * #classpath(String)} of its own (e.g. a packaged jar this build does not depend on).
+   */
+  public static JvmWorker of(String mainClass) {
+    return new JvmWorker(Objects.requireNonNull(mainClass, "mainClass"));
+  }
+
   public JvmWorker name(String name) {
     this.name = Objects.requireNonNull(name, "name");
     return this;

@@ -28,13 +28,15 @@ public final class DltDepthProbe implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DltDepthProbe.class);
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-  private final Admin admin;
+  private final Map<String, Object> adminConfig;
   private final String topic;
   private final AtomicLong depth;
   private final ScheduledExecutorService scheduler;
 
+  private Admin admin;
+
   public DltDepthProbe(Map<String, Object> adminConfig, String topic, AtomicLong depth) {
-    this.admin = Admin.create(adminConfig);
+    this.adminConfig = Map.copyOf(adminConfig);
     this.topic = topic;
     this.depth = depth;
     depth.set(-1);
@@ -47,7 +49,9 @@ public final class DltDepthProbe implements AutoCloseable {
             });
   }
 
+  /** Creates its Admin client and counts every {@code every}, the first time at once. */
   public DltDepthProbe start(Duration every) {
+    admin = Admin.create(adminConfig);
     scheduler.scheduleWithFixedDelay(this::count, 0, every.toMillis(), TimeUnit.MILLISECONDS);
     return this;
   }
@@ -80,6 +84,8 @@ public final class DltDepthProbe implements AutoCloseable {
   @Override
   public void close() {
     scheduler.shutdownNow();
-    admin.close(Duration.ofSeconds(2));
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(2));
+    }
   }
 }
