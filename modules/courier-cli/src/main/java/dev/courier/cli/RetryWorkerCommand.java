@@ -89,17 +89,25 @@ final class RetryWorkerCommand implements Callable<Integer> {
         .build();
   }
 
-  /** Waiting for Kafka until the loop runs; then the loop's state. */
-  private static ServiceHealth health(ServiceHealth starting, Thread loop, Throwable failure) {
+  /**
+   * Waiting for Kafka until the loop runs; then the loop's state: unready with the reason while it
+   * cannot do its work (Kafka unreachable), as the relay and the monitor are.
+   */
+  private static ServiceHealth health(
+      ServiceHealth starting, Thread loop, RetryingConsumer<?, ?> consumer, Throwable failure) {
     if (failure != null) {
       return ServiceHealth.failed("the loop stopped: " + failure, starting.since());
     }
     if (loop == null) {
       return starting;
     }
-    return loop.isAlive()
-        ? ServiceHealth.up("RUNNING", "consuming", starting.since())
-        : ServiceHealth.waiting("STOPPING", "stopping", starting.since());
+    if (!loop.isAlive()) {
+      return ServiceHealth.waiting("STOPPING", "stopping", starting.since());
+    }
+    return consumer
+        .problem()
+        .map(why -> ServiceHealth.waiting("WAITING", why, starting.since()))
+        .orElseGet(() -> ServiceHealth.up("RUNNING", "consuming", starting.since()));
   }
 
   @Override
@@ -117,13 +125,14 @@ final class RetryWorkerCommand implements Callable<Integer> {
     AtomicReference<ServiceHealth> starting =
         new AtomicReference<>(ServiceHealth.waiting("STARTING", "starting", Instant.now()));
     AtomicReference<Thread> running = new AtomicReference<>();
+    AtomicReference<RetryingConsumer<byte[], byte[]>> worker = new AtomicReference<>();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     ServiceHttp http =
         ServiceHttp.start(
             HTTP_PORT,
             service.getInt(HTTP_PORT),
             registry,
-            () -> health(starting.get(), running.get(), failure.get()));
+            () -> health(starting.get(), running.get(), worker.get(), failure.get()));
     System.out.println("courier retry-worker: serving /health and /metrics on port " + http.port());
     RetryingConsumer<byte[], byte[]> consumer;
     try {
@@ -154,6 +163,7 @@ final class RetryWorkerCommand implements Callable<Integer> {
               }
             },
             "courier-retry-worker");
+    worker.set(consumer);
     running.set(loop);
     loop.start();
     return ServiceLifecycle.runUntilStopped(

@@ -1,22 +1,26 @@
 package dev.courier.idempotency;
 
 import dev.courier.core.CrashPoints;
+import dev.courier.core.ServiceHealth;
+import dev.courier.core.internal.KafkaConnection;
 import dev.courier.core.internal.PollLoop;
 import dev.courier.idempotency.internal.ConsumerCommits;
+import dev.courier.idempotency.internal.DatabaseBatches;
+import dev.courier.idempotency.internal.DatabaseOutage;
 import dev.courier.idempotency.internal.IdempotencyMetrics;
+import dev.courier.idempotency.internal.Rewind;
+import dev.courier.idempotency.internal.TransientFailures;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -51,11 +55,16 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private final RecordFailureHandler<K, V> onFailure;
   private final Duration pollTimeout;
   private final ConsumerCommits commits;
+  private final DatabaseOutage outage;
+  private final KafkaConnection connection;
 
-  /** Batch mode: the one thread the transactions run on, and the batch it is running. */
-  private final ExecutorService database;
+  /** Partitions to read again after a transient failure found in a revocation callback. */
+  private final Rewind rewindAfterCallback = new Rewind();
 
-  private InDatabase<K, V> inDatabase;
+  private Throwable transientInCallback;
+
+  /** Batch mode: the batch in the database, if any. */
+  private final DatabaseBatches<K, V> database;
 
   private final PollLoop loop;
   private long polls;
@@ -69,19 +78,14 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     this.topics = List.copyOf(b.topics);
     this.handler = b.handler;
     this.batchMode = b.batchMode != null ? b.batchMode : b.handler.batchMode();
-    this.database =
-        batchMode
-            ? Executors.newSingleThreadExecutor(
-                r -> {
-                  Thread t = new Thread(r, "courier-idempotency-db-" + b.handler.consumerName());
-                  t.setDaemon(true);
-                  return t;
-                })
-            : null;
+    this.database = batchMode ? new DatabaseBatches<>(b.handler) : null;
     this.onFailure = b.onFailure;
     this.pollTimeout = b.pollTimeout != null ? b.pollTimeout : b.config.pollTimeout();
     this.commits =
         new ConsumerCommits(consumer, IdempotencyMetrics.commitsRefused(b.meterRegistry, b.group));
+    this.outage = new DatabaseOutage("idempotent consumer " + b.group, Clock.systemUTC());
+    this.connection =
+        new KafkaConnection(b.config.clients().bootstrapServersValue(), Clock.systemUTC());
   }
 
   /**
@@ -115,67 +119,100 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private void pollOnce() {
     // With a batch in the database, take what is already fetched and settle that batch; waiting
     // here would only delay its offsets.
-    ConsumerRecords<K, V> records = consumer.poll(inDatabase == null ? pollTimeout : Duration.ZERO);
+    ConsumerRecords<K, V> records =
+        consumer.poll(batchMode && database.busy() ? Duration.ZERO : pollTimeout);
     polls++;
-    if (batchMode) {
-      settleInDatabase();
-      if (!records.isEmpty()) {
-        inDatabase = new InDatabase<>(records, database.submit(() -> handleAll(records)));
+    connection.observe(consumer);
+    Rewind rewind = new Rewind();
+    Throwable transientFailure = takeTransientFromCallback(rewind);
+    if (transientFailure == null && batchMode) {
+      transientFailure = database.settle(rewind, this::settle);
+      if (transientFailure == null && !records.isEmpty()) {
+        database.submit(records);
       }
-    } else {
-      for (TopicPartition partition : records.partitions()) {
-        List<ConsumerRecord<K, V>> batch = records.records(partition);
-        List<RecordResult<K, V>> results = new ArrayList<>(batch.size());
-        batch.forEach(record -> results.add(handleOne(record)));
-        settle(partition, batch, results);
-      }
+    } else if (transientFailure == null) {
+      transientFailure = handleEach(records, rewind);
     }
     if (commits.hasPending()) {
       CrashPoints.AFTER_DB_COMMIT_BEFORE_OFFSET_COMMIT.reach();
       commits.commitAsync();
     }
+    if (transientFailure != null) {
+      rewind.fetched(records); // what this poll fetched comes again, after the failed records
+      waitOut(transientFailure, rewind);
+    } else if (!records.isEmpty()) {
+      outage.recovered();
+    }
+  }
+
+  /** Single mode: each record in its own transaction, in order; stops at a transient failure. */
+  private Throwable handleEach(ConsumerRecords<K, V> records, Rewind rewind) {
+    for (TopicPartition partition : records.partitions()) {
+      List<ConsumerRecord<K, V>> batch = records.records(partition);
+      List<RecordResult<K, V>> results = new ArrayList<>(batch.size());
+      for (ConsumerRecord<K, V> record : batch) {
+        RecordResult<K, V> result = handleOne(record);
+        if (TransientFailures.isTransient(result)) {
+          settle(partition, batch.subList(0, results.size()), results);
+          rewind.from(partition, record.offset());
+          return result.failure();
+        }
+        results.add(result);
+      }
+      settle(partition, batch, results);
+    }
+    return null;
   }
 
   /**
-   * A poll's records in batch mode, whose transactions (one per partition, in order) run on the
-   * database thread while the loop polls the next batch: Kafka's work for one batch overlaps the
-   * database's for the one before. At most one is in the database; its offsets are committed only
-   * once it is settled.
+   * Waits out an unavailable database, polling with every partition paused so the member stays in
+   * its group; the partitions are then read again from the first record not done.
    */
-  private record InDatabase<K, V>(
-      ConsumerRecords<K, V> records,
-      Future<Map<TopicPartition, List<RecordResult<K, V>>>> results) {}
-
-  private Map<TopicPartition, List<RecordResult<K, V>>> handleAll(ConsumerRecords<K, V> records) {
-    Map<TopicPartition, List<RecordResult<K, V>>> results = new LinkedHashMap<>();
-    for (TopicPartition partition : records.partitions()) {
-      results.put(partition, handler.handleBatch(records.records(partition)));
+  private void waitOut(Throwable failure, Rewind rewind) {
+    rewind.apply(consumer);
+    Duration wait = outage.failed(failure);
+    long until = System.nanoTime() + wait.toNanos();
+    Set<TopicPartition> paused = new HashSet<>(consumer.assignment());
+    consumer.pause(paused);
+    try {
+      while (!loop.stopping() && System.nanoTime() < until) {
+        long left = Math.max(1, (until - System.nanoTime()) / 1_000_000);
+        ConsumerRecords<K, V> stray = consumer.poll(Duration.ofMillis(Math.min(100, left)));
+        // A partition assigned meanwhile is not paused: what it returned comes again later.
+        Rewind again = new Rewind();
+        again.fetched(stray);
+        again.apply(consumer);
+        Set<TopicPartition> added = new HashSet<>(consumer.assignment());
+        added.removeAll(paused);
+        consumer.pause(added);
+        paused.addAll(added);
+      }
+    } finally {
+      paused.retainAll(consumer.assignment());
+      consumer.resume(paused);
     }
-    return results;
   }
 
-  /** Waits for the batch in the database, if any, and settles its records in order. */
-  private void settleInDatabase() {
-    InDatabase<K, V> batch = inDatabase;
-    if (batch == null) {
-      return;
+  private Throwable takeTransientFromCallback(Rewind rewind) {
+    Throwable failure = transientInCallback;
+    transientInCallback = null;
+    if (failure != null) {
+      rewindAfterCallback.apply(consumer);
     }
-    inDatabase = null;
-    Map<TopicPartition, List<RecordResult<K, V>>> results;
-    try {
-      results = batch.results().get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RecordProcessingException("interrupted while a batch was in the database", e);
-    } catch (ExecutionException e) {
-      // What handleBatch threw (the database gone, say): the loop stops, nothing of it committed.
-      throw e.getCause() instanceof RuntimeException r
-          ? r
-          : new RecordProcessingException("batch failed: " + e.getCause(), e.getCause());
-    }
-    results.forEach(
-        (partition, partitionResults) ->
-            settle(partition, batch.records().records(partition), partitionResults));
+    return failure;
+  }
+
+  /**
+   * The health of the loop, for a service's readiness: {@code WAITING} with the reason while the
+   * database is unavailable (records are retried, nothing past them is committed) or the consumer
+   * has had no connection to Kafka for a few seconds, {@code RUNNING} otherwise.
+   */
+  public ServiceHealth health() {
+    ServiceHealth database = outage.health();
+    String kafka = connection.problem();
+    return !database.ready() || kafka == null
+        ? database
+        : ServiceHealth.waiting("WAITING", kafka, database.since());
   }
 
   public ConsumerProgress progress() {
@@ -233,7 +270,9 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private void closeResources() {
     try {
       try {
-        settleInDatabase();
+        if (database != null) {
+          database.settle(new Rewind(), this::settle); // what did not settle comes again
+        }
       } catch (RuntimeException e) {
         LOG.warn("the last batch did not settle before closing: {}", e.toString());
       }
@@ -243,9 +282,17 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
         consumer.close();
       } finally {
         if (database != null) {
-          database.shutdownNow();
+          database.close();
         }
       }
+    }
+  }
+
+  private void settleInCallback() {
+    Throwable failure =
+        database == null ? null : database.settle(rewindAfterCallback, this::settle);
+    if (failure != null) {
+      transientInCallback = failure;
     }
   }
 
@@ -253,14 +300,16 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private final class CommitDoneWork implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      // The batch in the database may hold records of these partitions: it settles first.
-      settleInDatabase();
+      // The batch in the database may hold records of these partitions: it settles first. What a
+      // transient failure stopped is not committed: the revoked partitions' new owner reads it
+      // again, the others are read again once the loop has waited the database out.
+      settleInCallback();
       commits.commitNow(partitions);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      settleInDatabase();
+      settleInCallback();
       commits.drop(partitions);
     }
 

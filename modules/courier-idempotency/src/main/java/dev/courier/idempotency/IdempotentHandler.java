@@ -121,7 +121,11 @@ public interface IdempotentHandler<K, V> {
       return this;
     }
 
-    /** Whether to create the store's tables on build (default true). */
+    /**
+     * Whether to create the store's tables (default true): on build, or, when the database is
+     * unavailable then, before the first record, so a consumer started during an outage waits it
+     * out instead of failing.
+     */
     public Builder<K, V> migrate(boolean migrate) {
       this.migrate = migrate;
       return this;
@@ -138,10 +142,11 @@ public interface IdempotentHandler<K, V> {
       if (canonicalForm == null) {
         canonicalForm = Fingerprints.rawOrText();
       }
+      TransactionalIdempotentHandler<K, V> handler = new TransactionalIdempotentHandler<>(this);
       if (migrate) {
-        IdempotencySchema.migrate(dataSource);
+        handler.migrateUnlessUnavailable();
       }
-      return new TransactionalIdempotentHandler<>(this);
+      return handler;
     }
   }
 }

@@ -4,6 +4,7 @@ import dev.courier.idempotency.internal.IdempotencyMetrics;
 import dev.courier.idempotency.internal.KeySql;
 import dev.courier.idempotency.internal.KeySql.Coordinates;
 import dev.courier.idempotency.internal.KeySql.KeyRow;
+import dev.courier.idempotency.internal.TransientFailures;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
@@ -32,6 +33,9 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
   private final IdempotencyMetrics metrics;
   private final boolean batchMode;
 
+  /** The store's tables still to be created before the first record (the database was away). */
+  private volatile boolean migrationPending;
+
   TransactionalIdempotentHandler(Builder<K, V> builder) {
     this.dataSource = builder.dataSource;
     this.consumer = builder.config.consumerName();
@@ -47,6 +51,41 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
     return metrics;
   }
 
+  /**
+   * Creates the tables now; a database that is unavailable leaves it to the first record, and any
+   * other failure (no privilege, a broken schema) is raised here.
+   */
+  void migrateUnlessUnavailable() {
+    try {
+      IdempotencySchema.migrate(dataSource);
+    } catch (RuntimeException e) {
+      if (!TransientFailures.isTransient(e)) {
+        throw e;
+      }
+      LOG.warn(
+          "{}: the database is unavailable ({}); its tables are created before the first record",
+          consumer,
+          e.getMessage());
+      migrationPending = true;
+    }
+  }
+
+  /** The tables, if the database was away at build: a failure is the record's, and transient. */
+  private void ensureSchema() {
+    if (migrationPending) {
+      synchronized (this) {
+        if (migrationPending) {
+          try {
+            IdempotencySchema.migrate(dataSource);
+          } catch (RuntimeException e) {
+            throw new RecordEffectException("creating the store's tables failed: " + e, e);
+          }
+          migrationPending = false;
+        }
+      }
+    }
+  }
+
   @Override
   public String consumerName() {
     return consumer;
@@ -59,6 +98,7 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
 
   @Override
   public Outcome handle(ConsumerRecord<K, V> record) {
+    ensureSchema();
     KeyRow row;
     try {
       row = keyRow(record);
@@ -112,6 +152,7 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
 
   @Override
   public List<RecordResult<K, V>> handleBatch(List<ConsumerRecord<K, V>> records) {
+    ensureSchema();
     List<RecordResult<K, V>> results = new ArrayList<>(records.size());
     Map<String, KeyRow> firstByKey = new HashMap<>();
     List<ConsumerRecord<K, V>> candidates = new ArrayList<>();

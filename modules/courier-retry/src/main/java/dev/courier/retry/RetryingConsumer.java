@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Random;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
@@ -57,7 +58,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   private final RetryMetrics metrics;
   private final LadderProgress progress = new LadderProgress();
   private final Shutdown shutdown = new Shutdown();
-  private LadderLoop<K, V> loop;
+  private volatile LadderLoop<K, V> loop;
   private boolean closedBeforeStart;
 
   private RetryingConsumer(Builder<K, V> b) {
@@ -164,6 +165,15 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
 
   public RetryProgress progress() {
     return progress.snapshot();
+  }
+
+  /**
+   * Why the consumer cannot do its work now (e.g. no connection to Kafka for a few seconds), or
+   * empty while it can or has not started; for a service's readiness.
+   */
+  public Optional<String> problem() {
+    LadderLoop<K, V> running = loop;
+    return running == null ? Optional.empty() : Optional.ofNullable(running.problem());
   }
 
   /**

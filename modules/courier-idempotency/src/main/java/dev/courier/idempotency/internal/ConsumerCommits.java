@@ -31,6 +31,9 @@ public final class ConsumerCommits {
   /** Offsets committed without waiting that the broker has not confirmed yet. */
   private final Map<TopicPartition, OffsetAndMetadata> unconfirmed = new HashMap<>();
 
+  /** The newest offset asked for per partition: an older one that failed is not put back. */
+  private final Map<TopicPartition, OffsetAndMetadata> asked = new HashMap<>();
+
   private long commits;
   private long refused;
 
@@ -69,10 +72,16 @@ public final class ConsumerCommits {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(pending);
     pending.clear();
     unconfirmed.putAll(offsets);
+    asked.putAll(offsets);
     consumer.commitAsync(offsets, (committed, e) -> onCommitted(offsets, e));
   }
 
-  /** Runs on the polling thread, in a later poll or commit. */
+  /**
+   * Runs on the polling thread, in a later poll or commit. A commit that failed for a passing
+   * reason puts its offsets back only where they are still the newest asked for and the partition
+   * is still this member's: an older commit's failure, answered after a newer one was sent, must
+   * not move the group's position backwards.
+   */
   private void onCommitted(Map<TopicPartition, OffsetAndMetadata> offsets, Exception e) {
     offsets.forEach(unconfirmed::remove);
     if (e == null) {
@@ -82,7 +91,13 @@ public final class ConsumerCommits {
       refused(offsets.keySet(), e);
     } else {
       LOG.debug("offset commit of {} failed ({}); it goes with the next", offsets, e.toString());
-      offsets.forEach(pending::putIfAbsent);
+      Set<TopicPartition> owned = consumer.assignment();
+      offsets.forEach(
+          (tp, o) -> {
+            if (owned.contains(tp) && o.equals(asked.get(tp))) {
+              pending.putIfAbsent(tp, o);
+            }
+          });
     }
   }
 
@@ -97,6 +112,7 @@ public final class ConsumerCommits {
         done.put(partition, offset);
       }
     }
+    partitions.forEach(asked::remove); // an answer still to come for them is not acted on
     if (done.isEmpty()) {
       return;
     }
@@ -123,6 +139,7 @@ public final class ConsumerCommits {
         partition -> {
           pending.remove(partition);
           unconfirmed.remove(partition);
+          asked.remove(partition);
         });
   }
 

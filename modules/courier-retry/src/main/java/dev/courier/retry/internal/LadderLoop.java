@@ -1,5 +1,6 @@
 package dev.courier.retry.internal;
 
+import dev.courier.core.internal.KafkaConnection;
 import dev.courier.core.internal.PollLoop;
 import dev.courier.retry.RecordHandler;
 import dev.courier.retry.RetryProgress;
@@ -60,9 +61,11 @@ public final class LadderLoop<K, V> {
   private final Clock clock;
   private final Settings settings;
   private final PollLoop loop;
+  private final KafkaConnection connection;
 
   /** The parts {@link LadderSetup} made: clients, topics and meters. */
   public record Parts(
+      String bootstrapServers,
       KafkaConsumer<byte[], byte[]> consumer,
       LadderPublisher publisher,
       AutoCloseable depth,
@@ -115,6 +118,12 @@ public final class LadderLoop<K, V> {
             settings.handlerTimeout(),
             clock);
     this.loop = new PollLoop(consumer, this::closeResources);
+    this.connection = new KafkaConnection(parts.bootstrapServers(), clock);
+  }
+
+  /** Why the loop cannot do its work now (Kafka unreachable), or null. */
+  public String problem() {
+    return connection.problem();
   }
 
   public List<String> subscribed() {
@@ -140,6 +149,7 @@ public final class LadderLoop<K, V> {
     pauses.fetchAhead(clock.instant());
     ConsumerRecords<byte[], byte[]> records =
         consumer.poll(waits.pollTimeout(settings.pollTimeout(), clock.instant()));
+    connection.observe(consumer);
     settler.clearRevoked();
     for (TopicPartition tp : records.partitions()) {
       if (shutdown.requested()) {

@@ -86,7 +86,14 @@ public final class LadderSetup {
     DltDepthProbe depth =
         new DltDepthProbe(config.clients().admin(), topics.deadLetter(), metrics.dltDepth)
             .start(DEPTH_EVERY);
-    return new LadderLoop.Parts(consumer, publisher, depth, List.copyOf(read), waits, metrics);
+    return new LadderLoop.Parts(
+        config.clients().bootstrapServersValue(),
+        consumer,
+        publisher,
+        depth,
+        List.copyOf(read),
+        waits,
+        metrics);
   }
 
   private static Map<String, Object> consumerSettings(RetryConfig config) {

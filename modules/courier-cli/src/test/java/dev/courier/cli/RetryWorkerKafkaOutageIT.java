@@ -1,0 +1,94 @@
+package dev.courier.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.courier.core.CourierHeaders;
+import dev.courier.testkit.KafkaProcess;
+import dev.courier.testkit.RecordingEndpoint;
+import dev.courier.testkit.SettingsFile;
+import dev.courier.testkit.UniqueNames;
+import dev.courier.testkit.WorkerProcess;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packaged retry worker with its broker killed under it: {@code /health} turns 503 naming Kafka
+ * while the broker is away (where it answered 200 "consuming" before), stays live, and the worker
+ * consumes again once the broker is back on its port.
+ */
+class RetryWorkerKafkaOutageIT {
+
+  private static final Duration TIMEOUT = CourierProcess.TIMEOUT;
+
+  @Test
+  void readinessSaysKafkaIsGoneWhileItIsAndTheWorkerGoesOnAfterwards() throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.plaintext().start();
+        RecordingEndpoint endpoint = RecordingEndpoint.start(Duration.ZERO, (key, call) -> 204)) {
+      String topic = UniqueNames.topic("gone");
+      kafka.createTopic(topic, 1);
+      try (WorkerProcess worker = worker(kafka, topic, endpoint.url())) {
+        int port = CourierProcess.port(worker);
+        CourierProcess.awaitHealthy(port);
+        produce(kafka, topic, "op-1");
+        await().atMost(TIMEOUT).until(() -> endpoint.totalCalls() >= 1);
+
+        kafka.kill();
+        HttpResponse<String> gone = awaitHealth(port, 503, "no connection to Kafka at");
+        assertThat(gone.body()).contains(kafka.bootstrapServers());
+        assertThat(CourierProcess.get(port, "/health/live").statusCode())
+            .as("waiting out an outage is healthy")
+            .isEqualTo(200);
+
+        kafka.start();
+        awaitHealth(port, 200, "consuming");
+        produce(kafka, topic, "op-2");
+        await().atMost(TIMEOUT).until(() -> endpoint.totalCalls() >= 2);
+        assertThat(endpoint.keys()).contains("op-1", "op-2");
+        assertThat(worker.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+      }
+    }
+  }
+
+  private static HttpResponse<String> awaitHealth(int port, int status, String reason) {
+    return await()
+        .atMost(TIMEOUT)
+        .ignoreExceptions()
+        .until(
+            () -> CourierProcess.get(port, "/health"),
+            r -> r.statusCode() == status && r.body().contains(reason));
+  }
+
+  private static WorkerProcess worker(KafkaProcess kafka, String topic, String url) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("bootstrap.servers", kafka.bootstrapServers());
+    settings.put("retry.group.id", UniqueNames.group("gone"));
+    settings.put("retry.topic", topic);
+    settings.put("retry.worker.http.port", "0");
+    settings.put("retry.worker.target.url", url);
+    Path config = SettingsFile.write(settings);
+    return CourierProcess.jar(
+        "worker", Map.of(), List.of("retry-worker", "--config", config.toString()));
+  }
+
+  private static void produce(KafkaProcess kafka, String topic, String op) throws Exception {
+    Map<String, Object> config =
+        Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+      ProducerRecord<String, String> r = new ProducerRecord<>(topic, "acc", "{}");
+      r.headers().add(CourierHeaders.ID, op.getBytes(StandardCharsets.UTF_8));
+      producer.send(r).get();
+    }
+  }
+}

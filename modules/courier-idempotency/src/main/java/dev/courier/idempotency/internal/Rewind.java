@@ -1,0 +1,45 @@
+package dev.courier.idempotency.internal;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Where partitions must be read again from: the first record not done of each partition a transient
+ * failure stopped, so nothing after it is skipped (the earliest offset per partition wins).
+ */
+public final class Rewind {
+
+  private final Map<TopicPartition, Long> from = new HashMap<>();
+
+  /** The partition is read again from {@code offset}. */
+  public void from(TopicPartition partition, long offset) {
+    from.merge(partition, offset, Math::min);
+  }
+
+  /** Every partition of these fetched records is read again from its first one. */
+  public void fetched(ConsumerRecords<?, ?> records) {
+    for (TopicPartition partition : records.partitions()) {
+      from(partition, records.records(partition).get(0).offset());
+    }
+  }
+
+  public boolean isEmpty() {
+    return from.isEmpty();
+  }
+
+  /** Seeks the partitions still assigned; a revoked one's new owner reads its committed offset. */
+  public void apply(Consumer<?, ?> consumer) {
+    Set<TopicPartition> owned = consumer.assignment();
+    from.forEach(
+        (partition, offset) -> {
+          if (owned.contains(partition)) {
+            consumer.seek(partition, offset);
+          }
+        });
+    from.clear();
+  }
+}
