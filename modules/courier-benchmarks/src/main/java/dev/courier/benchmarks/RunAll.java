@@ -40,7 +40,7 @@ public final class RunAll {
         "relay-faults",
         () ->
             RelayFaultRun.main(
-                smoke ? new String[] {"1", "6", "50"} : new String[] {"1", "120", "200"}));
+                smoke ? new String[] {"1", "3", "30"} : new String[] {"1", "120", "200"}));
     Step.run(
         failed,
         "idempotency",
@@ -60,7 +60,7 @@ public final class RunAll {
         "faults",
         () ->
             WorkerGroupFaultRun.main(
-                smoke ? new String[] {"1", "5", "20"} : new String[] {"1", "120", "40"}));
+                smoke ? new String[] {"1", "3", "10"} : new String[] {"1", "120", "40"}));
     Step.run(
         failed,
         "backpressure",

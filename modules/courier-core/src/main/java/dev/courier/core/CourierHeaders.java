@@ -62,6 +62,13 @@ public final class CourierHeaders {
   public static final String GROUP = "courier.consumer.group";
   public static final String CLASSIFICATION = "courier.classification";
 
+  /**
+   * On a dead letter whose value could not travel with it (too large for Kafka once the ladder's
+   * headers were added): the value's size in bytes. The value itself stays at the original
+   * coordinates ({@code courier.original.*}) until the main topic's retention removes it.
+   */
+  public static final String PAYLOAD_OMITTED = "courier.payload.omitted";
+
   /** Set on records an operator replayed from a DLT: {@code <dlt topic>-<partition>@<offset>}. */
   public static final String REPLAY_OF = "courier.replay.of";
 
@@ -83,7 +90,8 @@ public final class CourierHeaders {
           GROUP,
           CLASSIFICATION,
           REASON,
-          FAILED_AT);
+          FAILED_AT,
+          PAYLOAD_OMITTED);
 
   /**
    * What one header is, for people: docs/headers.md is generated from {@link #ALL}.
@@ -129,7 +137,7 @@ public final class CourierHeaders {
               LADDER + "; outbox relay (dead letters)",
               DLT_TOOLS + ", dashboards",
               "a short stable word (permanent, attempts-exhausted, deadline, expired, elapsed,"
-                  + " malformed-headers, retry)",
+                  + " malformed-headers, forward-refused, retry)",
               "Why the record left its topic."),
           new Spec(
               RELAY,
@@ -214,6 +222,13 @@ public final class CourierHeaders {
               DLT_TOOLS,
               "<class> (<rule>), e.g. TRANSIENT (SQLTransientException)",
               "How the failure was classified, and by which rule."),
+          new Spec(
+              PAYLOAD_OMITTED,
+              LADDER + " (dead letters of reason forward-refused only)",
+              DLT_TOOLS,
+              "decimal: the omitted value's size in bytes",
+              "The dead letter carries no value: with the ladder's headers it was too large for"
+                  + " Kafka; the value stays at the original coordinates."),
           new Spec(
               REPLAY_OF,
               "`DltReplayer` (`courier dlt replay`)",

@@ -39,13 +39,13 @@ import org.junit.jupiter.api.Test;
 class ConsumerOutagesIT {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
-  private static final int RECORDS = 3_000;
-  private static final int KEYS = 500;
+  private static final int RECORDS = 1_500;
+  private static final int KEYS = 300;
 
   /** Single mode takes a transaction a record: fewer of them. */
-  private static final int SINGLE_RECORDS = 400;
+  private static final int SINGLE_RECORDS = 200;
 
-  private static final int SINGLE_KEYS = 100;
+  private static final int SINGLE_KEYS = 50;
 
   @Test
   void aCrashMidBatchIsWaitedOutAndEveryKeyIsAppliedOnce(KafkaBroker kafka) throws Exception {

@@ -19,37 +19,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The relay against a PostgreSQL and a broker of its own that the test takes away: both missing at
- * start, PostgreSQL crashed while streaming, the broker frozen. The relay never gives up, says why
- * on its health, and delivers everything once they are back.
+ * The relay against a PostgreSQL and a broker of its own that the test takes away: PostgreSQL
+ * crashed while streaming, the broker frozen. The relay never gives up, says why on its health, and
+ * delivers everything once they are back. (Both missing at start is RelayServiceIT's first test,
+ * through the packaged service, which runs this same relay and also shows its /health and log.)
  */
 class RelayOutagesIT {
 
   private static final Logger LOG = LoggerFactory.getLogger(RelayOutagesIT.class);
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
-
-  @Test
-  void waitsForPostgresAndKafkaAtStartThenStreams() throws Exception {
-    try (PostgresProcess pg = PostgresProcess.builder().build();
-        KafkaProcess kafka = KafkaProcess.plaintext()) {
-      Map<String, String> settings = settings(pg, kafka);
-      try (OutboxRelay relay =
-          OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
-        ServiceHealth waiting =
-            awaitHealth(relay, "WAITING", "PostgreSQL at localhost:" + pg.port());
-        assertThat(waiting.ready()).isFalse();
-        assertThat(waiting.live()).as("an outage is not a reason to restart the process").isTrue();
-        pg.start();
-        awaitHealth(relay, "WAITING", "Kafka at localhost:" + kafka.port());
-        kafka.start();
-        assertThat(relay.awaitStreaming(TIMEOUT)).isTrue();
-        write(pg, "acc-1", 1);
-        assertThat(kafka.readValues(accounts(settings), 1, Duration.ZERO))
-            .containsExactly("{\"amount\":1}");
-        assertThat(relay.failure()).isNull();
-      }
-    }
-  }
 
   @Test
   void aPostgresCrashIsRecoveredWithinSecondsOfItsReturn() throws Exception {

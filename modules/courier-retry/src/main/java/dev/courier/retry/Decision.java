@@ -22,6 +22,12 @@ public sealed interface Decision {
     public static final String ELAPSED = "elapsed";
     public static final String MALFORMED = "malformed-headers";
 
+    /**
+     * Kafka refused the forward to the next tier for good (the record with the ladder's headers
+     * over {@code max.request.size}, a tier the worker may not write): parked instead.
+     */
+    public static final String FORWARD_REFUSED = "forward-refused";
+
     public DeadLetter {
       Objects.requireNonNull(reason, "reason");
     }

@@ -77,10 +77,18 @@ public record DltRecord(
     return headers.stream().filter(h -> !CourierHeaders.FAILURE_HEADERS.contains(h.key())).toList();
   }
 
+  /**
+   * The letter travelled without the original's value (too large with the ladder's headers): a
+   * replay reads it from the original coordinates.
+   */
+  public boolean valueOmitted() {
+    return headers.stream().anyMatch(h -> h.key().equals(CourierHeaders.PAYLOAD_OMITTED));
+  }
+
   public String render() {
     return String.format(
         java.util.Locale.ROOT,
-        "%s  from %s-%d@%d  reason=%s  attempts=%d  failed=%s  key=%s  %s: %s",
+        "%s  from %s-%d@%d  reason=%s  attempts=%d  failed=%s  key=%s  %s: %s%s",
         coordinates(),
         originalTopic,
         originalPartition,
@@ -90,6 +98,7 @@ public record DltRecord(
         failedAt,
         operationKey.orElse("-"),
         exceptionClass,
-        message);
+        message,
+        valueOmitted() ? "  (value omitted: read from the original at replay)" : "");
   }
 }

@@ -280,6 +280,36 @@ public final class DltReplayer implements AutoCloseable {
         .toList();
   }
 
+  /**
+   * The value of a letter that travelled without it, read from the original coordinates.
+   *
+   * @throws IllegalStateException when retention or compaction removed the original: the replay
+   *     stops there, audited, and parking that letter lets the rest go
+   */
+  private byte[] originalValue(DltRecord r) {
+    TopicPartition tp = new TopicPartition(r.originalTopic(), r.originalPartition());
+    String gone =
+        r.coordinates()
+            + " travelled without its value and the original "
+            + tp
+            + "@"
+            + r.originalOffset()
+            + " is gone";
+    try (KafkaConsumer<byte[], byte[]> consumer = reader()) {
+      consumer.assign(List.of(tp));
+      long first = consumer.beginningOffsets(List.of(tp)).get(tp);
+      if (r.originalOffset() < first) {
+        throw new IllegalStateException(gone + " (the partition now begins at " + first + ")");
+      }
+      consumer.seek(tp, r.originalOffset());
+      long end = Math.min(r.originalOffset() + 1, consumer.endOffsets(List.of(tp)).get(tp));
+      return readUpTo(consumer, Map.of(tp, end), o -> o.offset() == r.originalOffset()).stream()
+          .findFirst()
+          .map(DltRecord::value)
+          .orElseThrow(() -> new IllegalStateException(gone + " (compacted away)"));
+    }
+  }
+
   private ProducerRecord<byte[], byte[]> toReplay(DltRecord r, Optional<String> target) {
     RecordHeaders headers = new RecordHeaders();
     for (Header h : r.ownHeaders()) {
@@ -288,7 +318,8 @@ public final class DltReplayer implements AutoCloseable {
     headers.add(CourierHeaders.REPLAY_OF, r.coordinates().getBytes(StandardCharsets.UTF_8));
     String topic = target.orElse(r.originalTopic());
     Integer partition = target.isEmpty() ? r.originalPartition() : null;
-    return new ProducerRecord<>(topic, partition, null, r.key(), r.value(), headers);
+    byte[] value = r.valueOmitted() ? originalValue(r) : r.value();
+    return new ProducerRecord<>(topic, partition, null, r.key(), value, headers);
   }
 
   private static void requireText(String value, String name) {

@@ -111,7 +111,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     if (loop != null || closedBeforeStart) {
       return;
     }
-    LadderLoop.Parts made = LadderSetup.start(config, topics, metrics);
+    LadderLoop.Parts made = LadderSetup.start(config, topics, metrics, progress);
     LadderPublisher publisher = made.publisher();
     RetryDecider rules = new RetryDecider(config.policy(), parts.random);
     loop =

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -24,14 +25,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class Commits {
 
-  /** Runs before every commit: the forwards of what is committed must be acknowledged first. */
+  /**
+   * Runs before every commit: the forwards of what is committed must be acknowledged first, and no
+   * offset goes past a record whose forward was neither delivered nor parked.
+   */
   @FunctionalInterface
   public interface BeforeCommit {
-    void run();
+    List<LadderPublisher.Undelivered> run();
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(Commits.class);
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration FIRST_RETRY = Duration.ofMillis(500);
+  private static final Duration MAX_RETRY = Duration.ofSeconds(30);
 
   private final Consumer<?, ?> consumer;
   private final BeforeCommit beforeCommit;
@@ -42,7 +48,18 @@ public final class Commits {
   /** The offsets of the newest commit asked for per partition, so a failed older one stays lost. */
   private final Map<TopicPartition, OffsetAndMetadata> asked = new HashMap<>();
 
+  /**
+   * Per partition, a record whose forward was neither delivered nor parked: nothing past it is
+   * committed until it is done (read again and settled).
+   */
+  private final Map<TopicPartition, Long> caps = new HashMap<>();
+
   private long lastCommitMillis;
+
+  /** Failed asynchronous commits in a row: the next waits longer, and only the first is logged. */
+  private int failuresInARow;
+
+  private long notBeforeMillis;
 
   public Commits(
       Consumer<?, ?> consumer, BeforeCommit beforeCommit, Runnable onRefused, Clock clock) {
@@ -55,6 +72,15 @@ public final class Commits {
 
   /** Everything before {@code next} in the partition is done. */
   public void done(TopicPartition tp, long next) {
+    Long cap = caps.get(tp);
+    if (cap != null) {
+      if (next == cap + 1) {
+        caps.remove(tp); // the undelivered record itself, read again, is done now
+      } else if (next > cap) {
+        pending.merge(tp, new OffsetAndMetadata(cap), (a, b) -> a.offset() <= b.offset() ? a : b);
+        return;
+      }
+    }
     pending.put(tp, new OffsetAndMetadata(next));
   }
 
@@ -75,8 +101,8 @@ public final class Commits {
    * gone), and the next commit (revocation and close commit synchronously) carries them.
    */
   public void commitAsync() {
-    beforeCommit.run();
-    if (pending.isEmpty()) {
+    capAtUndelivered();
+    if (pending.isEmpty() || clock.millis() < notBeforeMillis) {
       return;
     }
     Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(pending);
@@ -87,6 +113,11 @@ public final class Commits {
         offsets,
         (committed, e) -> {
           if (e == null) {
+            if (failuresInARow > 0) {
+              LOG.info("commits go through again after {} failed", failuresInARow);
+            }
+            failuresInARow = 0;
+            notBeforeMillis = 0;
             return;
           }
           if (e instanceof CommitFailedException) {
@@ -103,7 +134,14 @@ public final class Commits {
                   pending.putIfAbsent(tp, o);
                 }
               });
-          LOG.info("commit of {} did not go through ({}); trying again", offsets, e.toString());
+          failuresInARow++;
+          long wait = FIRST_RETRY.toMillis() << Math.min(failuresInARow - 1, 6);
+          notBeforeMillis = clock.millis() + Math.min(wait, MAX_RETRY.toMillis());
+          if (failuresInARow == 1) {
+            LOG.info("commit of {} did not go through ({}); trying again", offsets, e.toString());
+          } else {
+            LOG.debug("commit of {} failed again ({})", offsets, e.toString());
+          }
         });
   }
 
@@ -120,16 +158,20 @@ public final class Commits {
     commit(some);
     partitions.forEach(pending::remove);
     partitions.forEach(asked::remove); // an answer still to come for them is not ours to act on
+    partitions.forEach(caps::remove);
   }
 
   /** Forgets partitions that were lost: their offsets can no longer be committed by us. */
   public void drop(Collection<TopicPartition> partitions) {
     partitions.forEach(pending::remove);
     partitions.forEach(asked::remove);
+    partitions.forEach(caps::remove);
   }
 
-  private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-    beforeCommit.run();
+  private void commit(Map<TopicPartition, OffsetAndMetadata> wanted) {
+    capAtUndelivered();
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    wanted.forEach((tp, o) -> offsets.put(tp, pending.getOrDefault(tp, o)));
     if (offsets.isEmpty()) {
       return;
     }
@@ -158,6 +200,15 @@ public final class Commits {
         LOG.warn("commit of {} did not go through ({}); trying again later", offsets, e.toString());
         return;
       }
+    }
+  }
+
+  /** No pending offset goes past a record whose forward was neither delivered nor parked. */
+  private void capAtUndelivered() {
+    for (LadderPublisher.Undelivered u : beforeCommit.run()) {
+      caps.merge(u.source(), u.offset(), Math::min);
+      pending.computeIfPresent(
+          u.source(), (tp, o) -> o.offset() > u.offset() ? new OffsetAndMetadata(u.offset()) : o);
     }
   }
 

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -63,6 +64,16 @@ public final class LadderLoop<K, V> {
   private final PollLoop loop;
   private final KafkaConnection connection;
 
+  private static final Duration FIRST_HOLD_BACK = Duration.ofSeconds(1);
+  private static final Duration MAX_HOLD_BACK = Duration.ofSeconds(30);
+
+  /** How long a forward that could not be made keeps the loop unready after it happened. */
+  private static final Duration PROBLEM_SHOWN = Duration.ofSeconds(60);
+
+  private Duration holdBack = FIRST_HOLD_BACK;
+  private volatile String undelivered;
+  private volatile Instant undeliveredAt;
+
   /** The parts {@link LadderSetup} made: clients, topics and meters. */
   public record Parts(
       String bootstrapServers,
@@ -105,8 +116,7 @@ public final class LadderLoop<K, V> {
     this.settings = settings;
     this.pauses = new PartitionPauses(consumer, waits);
     this.commits =
-        new Commits(
-            consumer, publisher::awaitAcknowledged, metrics.commitsRefused::increment, clock);
+        new Commits(consumer, this::awaitForwards, metrics.commitsRefused::increment, clock);
     this.settler =
         new RunSettler(
             consumer,
@@ -121,9 +131,45 @@ public final class LadderLoop<K, V> {
     this.connection = new KafkaConnection(parts.bootstrapServers(), clock);
   }
 
-  /** Why the loop cannot do its work now (Kafka unreachable), or null. */
+  /** Why the loop cannot do its work now (Kafka unreachable, a forward refused), or null. */
   public String problem() {
-    return connection.problem();
+    String kafka = connection.problem();
+    if (kafka != null) {
+      return kafka;
+    }
+    Instant since = undeliveredAt;
+    return since != null && clock.instant().isBefore(since.plus(PROBLEM_SHOWN))
+        ? undelivered
+        : null;
+  }
+
+  /**
+   * The forwards acknowledged (or parked) before a commit; a partition whose forward was neither is
+   * read again from that record after a pause, the rest of its run dropped.
+   */
+  private List<LadderPublisher.Undelivered> awaitForwards() {
+    List<LadderPublisher.Undelivered> failed = publisher.awaitAcknowledged();
+    if (failed.isEmpty()) {
+      holdBack = FIRST_HOLD_BACK;
+      return failed;
+    }
+    Set<TopicPartition> owned = consumer.assignment();
+    for (LadderPublisher.Undelivered u : failed) {
+      LOG.warn("{}", u.describe());
+      undelivered = u.describe();
+      undeliveredAt = clock.instant();
+      if (owned.contains(u.source())) {
+        settler.revoked(List.of(u.source())); // the rest of this poll's run is read again
+        waits.forget(List.of(u.source()));
+        consumer.seek(u.source(), u.offset());
+        pauses.holdBack(u.source(), clock.instant().plus(holdBack));
+      }
+    }
+    holdBack =
+        holdBack.multipliedBy(2).compareTo(MAX_HOLD_BACK) > 0
+            ? MAX_HOLD_BACK
+            : holdBack.multipliedBy(2);
+    return failed;
   }
 
   public List<String> subscribed() {
@@ -146,6 +192,7 @@ public final class LadderLoop<K, V> {
   private void pollOnce() {
     settler.clearRevoked();
     runDueHeld();
+    pauses.releaseHeldBack(clock.instant());
     pauses.fetchAhead(clock.instant());
     ConsumerRecords<byte[], byte[]> records =
         consumer.poll(waits.pollTimeout(settings.pollTimeout(), clock.instant()));

@@ -1,42 +1,94 @@
 package dev.courier.retry.internal;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
+import dev.courier.retry.Decision;
 import dev.courier.retry.RetryTopics;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Owns the ladder's producer: forwards a failed record to its next tier or to the DLT, with the
  * failure headers of {@link Hop}, without waiting; {@link #awaitAcknowledged()} is what stands
  * between a forward and the commit of the original's offset.
+ *
+ * <p>A forward Kafka refuses for good (the record with the ladder's headers over {@code
+ * max.request.size}, a tier the worker may not write) parks the record in the DLT as {@code
+ * forward-refused}, without its value when the value is what is too large. A forward that can be
+ * neither delivered nor parked (the broker gone longer than {@code delivery.timeout.ms}, a DLT the
+ * worker may not write) leaves its record undone: no offset is committed past it, and it comes
+ * again.
  */
 public final class LadderPublisher implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LadderPublisher.class);
+
+  /** How long parking a refused forward in the DLT may take before the record is left undone. */
+  private static final Duration PARK_TIMEOUT = Duration.ofSeconds(30);
+
+  /** A forward that was neither delivered nor parked: its record is not done. */
+  public record Undelivered(TopicPartition source, long offset, String target, Throwable cause) {
+    public String describe() {
+      return "cannot forward "
+          + source
+          + "@"
+          + offset
+          + " to "
+          + target
+          + " ("
+          + cause
+          + "); it is not committed and comes again";
+    }
+  }
+
+  private record Forward(
+      ConsumerRecord<byte[], byte[]> record,
+      LadderState state,
+      String target,
+      Hop.Failure failure,
+      Instant at,
+      Future<RecordMetadata> ack) {}
 
   private final Producer<byte[], byte[]> producer;
   private final RetryTopics topics;
   private final String group;
   private final int messageMaxChars;
   private final boolean includeStack;
-  private final List<Future<RecordMetadata>> forwards = new ArrayList<>();
+  private final RetryMetrics metrics;
+  private final LadderProgress progress;
+  private final List<Forward> forwards = new ArrayList<>();
 
   public LadderPublisher(
       Producer<byte[], byte[]> producer,
       RetryTopics topics,
       String group,
       int messageMaxChars,
-      boolean includeStack) {
+      boolean includeStack,
+      RetryMetrics metrics,
+      LadderProgress progress) {
     this.producer = producer;
     this.topics = topics;
     this.group = group;
     this.messageMaxChars = messageMaxChars;
     this.includeStack = includeStack;
+    this.metrics = metrics;
+    this.progress = progress;
   }
 
   /** To tier {@code tier}, due when the failure says. */
@@ -62,29 +114,127 @@ public final class LadderPublisher implements AutoCloseable {
       Hop.Failure failure,
       Instant now) {
     forwards.add(
-        producer.send(
-            Hop.of(record, state, topic, group, failure, now, messageMaxChars, includeStack)));
+        new Forward(
+            record,
+            state,
+            topic,
+            failure,
+            now,
+            producer.send(hop(record, state, topic, failure, now))));
+  }
+
+  private ProducerRecord<byte[], byte[]> hop(
+      ConsumerRecord<byte[], byte[]> record,
+      LadderState state,
+      String topic,
+      Hop.Failure failure,
+      Instant now) {
+    return Hop.of(record, state, topic, group, failure, now, messageMaxChars, includeStack);
   }
 
   /**
-   * Every forward so far acknowledged, or an exception: no offset may then be committed, and the
-   * records come again.
+   * Waits for every forward so far; a refused one is parked in the DLT where it can be.
+   *
+   * @return the forwards that were neither delivered nor parked: no offset may be committed past
+   *     their records
    */
-  public void awaitAcknowledged() {
+  public List<Undelivered> awaitAcknowledged() {
+    List<Undelivered> undelivered = new ArrayList<>();
     try {
-      for (Future<RecordMetadata> f : forwards) {
-        f.get();
+      for (int i = 0; i < forwards.size(); i++) {
+        Forward f = forwards.get(i);
+        try {
+          f.ack().get();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          for (Forward left : forwards.subList(i, forwards.size())) {
+            undelivered.add(undelivered(left, e));
+          }
+          break;
+        } catch (ExecutionException e) {
+          Undelivered u = park(f, e.getCause());
+          if (u != null) {
+            undelivered.add(u);
+          }
+        }
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while forwarding to the ladder", e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(
-          "cannot forward to the ladder: " + e.getCause(), e.getCause());
     } finally {
       forwards.clear();
     }
-    CrashPoints.AFTER_FORWARD_BEFORE_OFFSET_COMMIT.reach();
+    if (undelivered.isEmpty()) {
+      CrashPoints.AFTER_FORWARD_BEFORE_OFFSET_COMMIT.reach();
+    }
+    return undelivered;
+  }
+
+  /**
+   * Parks a record whose forward Kafka refused for good in the DLT as {@code forward-refused};
+   * returns it undelivered when the refusal may pass (it comes again) or the DLT refuses too.
+   */
+  private Undelivered park(Forward f, Throwable cause) {
+    if (cause instanceof RetriableException) {
+      return undelivered(f, cause); // the broker away past delivery.timeout.ms: it comes again
+    }
+    String message = "the forward to " + f.target() + " was refused: " + cause;
+    // A tier's failure names the next attempt; the calls made are the state's attempt.
+    int attempts =
+        f.target().equals(topics.deadLetter()) ? f.failure().attempts() : f.state().attempt();
+    Hop.Failure parked =
+        Hop.Failure.notExecuted(
+            Decision.DeadLetter.FORWARD_REFUSED, attempts, f.failure().firstFailure(), message);
+    ProducerRecord<byte[], byte[]> letter =
+        hop(f.record(), f.state(), topics.deadLetter(), parked, f.at());
+    if (cause instanceof RecordTooLargeException || f.target().equals(topics.deadLetter())) {
+      letter = withoutValue(letter, f.record());
+    }
+    try {
+      producer.send(letter).get(PARK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      Throwable why = e instanceof ExecutionException ? e.getCause() : e;
+      LOG.error("{}; nor could it be parked in the DLT ({})", message, why.toString());
+      return undelivered(f, cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return undelivered(f, e);
+    }
+    if (!f.target().equals(topics.deadLetter())) {
+      // A refused letter to the DLT was counted as dead-lettered when it was sent.
+      metrics.deadLettered(Decision.DeadLetter.FORWARD_REFUSED);
+      progress.deadLettered();
+    }
+    LOG.warn(
+        "{}-{}@{} dead-lettered as '{}': {}",
+        f.record().topic(),
+        f.record().partition(),
+        f.record().offset(),
+        Decision.DeadLetter.FORWARD_REFUSED,
+        message);
+    return null;
+  }
+
+  /** The letter without the value that made it too large; its size goes in a header. */
+  private static ProducerRecord<byte[], byte[]> withoutValue(
+      ProducerRecord<byte[], byte[]> letter, ConsumerRecord<byte[], byte[]> record) {
+    ProducerRecord<byte[], byte[]> bare =
+        new ProducerRecord<>(
+            letter.topic(),
+            letter.partition(),
+            letter.timestamp(),
+            letter.key(),
+            null,
+            letter.headers());
+    int size = record.value() == null ? 0 : record.value().length;
+    bare.headers()
+        .add(CourierHeaders.PAYLOAD_OMITTED, String.valueOf(size).getBytes(StandardCharsets.UTF_8));
+    return bare;
+  }
+
+  private static Undelivered undelivered(Forward f, Throwable cause) {
+    return new Undelivered(
+        new TopicPartition(f.record().topic(), f.record().partition()),
+        f.record().offset(),
+        f.target(),
+        cause);
   }
 
   @Override

@@ -11,6 +11,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
@@ -36,7 +37,7 @@ public final class LadderSetup {
    *     is missing or the principal may not create the ladder's topics
    */
   public static LadderLoop.Parts start(
-      RetryConfig config, RetryTopics topics, RetryMetrics metrics) {
+      RetryConfig config, RetryTopics topics, RetryMetrics metrics, LadderProgress progress) {
     List<String> drain;
     try (Admin admin = Admin.create(config.clients().admin())) {
       LadderTopics.create(
@@ -76,13 +77,16 @@ public final class LadderSetup {
       consumer.close(Duration.ZERO);
       throw e;
     }
+    warmUp(producer, topics);
     LadderPublisher publisher =
         new LadderPublisher(
             producer,
             topics,
             config.group(),
             config.getInt(RetryConfig.EXCEPTION_MESSAGE_MAX_CHARS),
-            config.getBoolean(RetryConfig.EXCEPTION_STACKTRACE));
+            config.getBoolean(RetryConfig.EXCEPTION_STACKTRACE),
+            metrics,
+            progress);
     DltDepthProbe depth =
         new DltDepthProbe(config.clients().admin(), topics.deadLetter(), metrics.dltDepth)
             .start(DEPTH_EVERY);
@@ -94,6 +98,21 @@ public final class LadderSetup {
         List.copyOf(read),
         waits,
         metrics);
+  }
+
+  /**
+   * The first send to a topic waits up to {@code max.block.ms} for its metadata, on the loop
+   * thread; fetched now, a forward made while the broker is away is queued and times out after
+   * {@code delivery.timeout.ms} like any other. A failure here only leaves that wait in place.
+   */
+  private static void warmUp(KafkaProducer<byte[], byte[]> producer, RetryTopics topics) {
+    for (String forwardTo : topics.all().subList(1, topics.tiers() + 2)) {
+      try {
+        producer.partitionsFor(forwardTo);
+      } catch (KafkaException e) {
+        LOG.debug("no metadata yet for {}: {}", forwardTo, e.toString());
+      }
+    }
   }
 
   private static Map<String, Object> consumerSettings(RetryConfig config) {

@@ -3,8 +3,10 @@ package dev.courier.retry.internal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -23,6 +25,9 @@ public final class PartitionPauses {
   /** Paused only while a handler call runs (not those waiting for a due time). */
   private final Set<TopicPartition> forCall = new HashSet<>();
 
+  /** Paused until the given time: read again from a record whose forward could not be made. */
+  private final Map<TopicPartition, Instant> heldBack = new HashMap<>();
+
   public PartitionPauses(Consumer<byte[], byte[]> consumer, TierWaits waits) {
     this.consumer = consumer;
     this.waits = waits;
@@ -35,9 +40,33 @@ public final class PartitionPauses {
 
   /** The partition's held records ran: fetch it again, if it is still this member's. */
   public void released(TopicPartition tp) {
-    if (!waits.waiting(tp) && consumer.assignment().contains(tp)) {
+    if (!waits.waiting(tp) && !heldBack.containsKey(tp) && consumer.assignment().contains(tp)) {
       consumer.resume(List.of(tp));
     }
+  }
+
+  /** Pauses the partition until {@code until}, when it is fetched again. */
+  public void holdBack(TopicPartition tp, Instant until) {
+    heldBack.put(tp, until);
+    consumer.pause(List.of(tp));
+  }
+
+  /** Resumes the partitions held back whose time is up. */
+  public void releaseHeldBack(Instant now) {
+    List<TopicPartition> resume = new ArrayList<>();
+    heldBack
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (now.isBefore(e.getValue())) {
+                return false;
+              }
+              if (!waits.waiting(e.getKey()) && consumer.assignment().contains(e.getKey())) {
+                resume.add(e.getKey());
+              }
+              return true;
+            });
+    consumer.resume(resume);
   }
 
   /** Fetches each waiting partition whose held records fall due soon, and pauses the others. */
@@ -50,7 +79,7 @@ public final class PartitionPauses {
       if (!owned.contains(tp)) {
         continue;
       }
-      boolean fetch = waits.fetchAhead(tp, now);
+      boolean fetch = waits.fetchAhead(tp, now) && !heldBack.containsKey(tp);
       if (fetch && paused.contains(tp)) {
         resume.add(tp);
       } else if (!fetch && !paused.contains(tp)) {
@@ -76,7 +105,8 @@ public final class PartitionPauses {
   /** Resumes what the call paused; waiting partitions are paused again before the next poll. */
   public void resumeAfterCall() {
     Set<TopicPartition> owned = consumer.assignment();
-    List<TopicPartition> resume = forCall.stream().filter(owned::contains).toList();
+    List<TopicPartition> resume =
+        forCall.stream().filter(owned::contains).filter(tp -> !heldBack.containsKey(tp)).toList();
     forCall.clear();
     consumer.resume(resume);
   }
@@ -95,5 +125,6 @@ public final class PartitionPauses {
   /** The partitions left this member. */
   public void forget(Collection<TopicPartition> partitions) {
     forCall.removeAll(partitions);
+    partitions.forEach(heldBack::remove);
   }
 }

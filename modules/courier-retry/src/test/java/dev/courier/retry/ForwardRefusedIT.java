@@ -1,0 +1,248 @@
+package dev.courier.retry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.courier.core.CourierHeaders;
+import dev.courier.testkit.CourierInfraTest;
+import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.KafkaProcess;
+import dev.courier.testkit.TestDatabase;
+import dev.courier.testkit.UniqueNames;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Forwards Kafka refuses: a record that is too large once the ladder's headers are added, a tier
+ * the worker's principal may not write, and a broker gone longer than {@code delivery.timeout.ms}.
+ * No offset ever passes the record: it is parked in the DLT as {@code forward-refused} (without its
+ * value when that is what is too large, which a replay then reads from the original), or it comes
+ * again; the records around it are handled.
+ */
+@CourierInfraTest
+class ForwardRefusedIT {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(90);
+
+  /** Accepted on the main topic; over max.request.size with the ladder's ~16 headers. */
+  private static final int LARGE = 1_048_000;
+
+  private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+
+  @Test
+  void aRecordTooLargeForItsTierIsParkedWithoutItsValue(KafkaBroker kafka, TestDatabase db)
+      throws Exception {
+    String topic = UniqueNames.topic("large");
+    kafka.createTopic(topic, 1);
+    Map<String, Object> producer = kafka.producerConfig();
+    send(producer, topic, "op-1", 10);
+    send(producer, topic, "op-2", LARGE);
+    send(producer, topic, "op-3", 10);
+    String group = UniqueNames.group("large");
+    RetryingConsumer<String, String> consumer =
+        consumer(settings(kafka.clientSettings(), topic, group));
+    RetryProgress p =
+        Running.until(consumer, x -> x.succeeded() >= 2 && x.deadLettered() >= 1, TIMEOUT);
+    assertThat(p.succeeded()).isEqualTo(2);
+    assertThat(calls.get("op-2")).hasValue(1);
+    assertThat(kafka.committed(group, topic, 0)).as("past all three, each done").isEqualTo(3);
+    DltRecord dead = dlt(kafka.clientSettings(), db, topic).get(0);
+    assertThat(dead.reason()).isEqualTo("forward-refused");
+    assertThat(dead.operationKey()).contains("op-2");
+    assertThat(dead.value()).as("the value stays at the original coordinates").isNull();
+    assertThat(header(dead, CourierHeaders.PAYLOAD_OMITTED)).isEqualTo(String.valueOf(LARGE));
+    assertThat(dead.message())
+        .contains("the forward to " + topic + ".retry.1 was refused")
+        .contains("RecordTooLargeException");
+    assertThat(dead.originalOffset()).isEqualTo(1);
+
+    // A replay reads the omitted value from the original coordinates.
+    try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
+      DltReplayer.ReplayPlan plan =
+          replayer.plan(topic + ".dlt", DltFilter.all(), Optional.empty());
+      assertThat(plan.render()).contains("value omitted: read from the original at replay");
+      assertThat(replayer.replay(plan, "ops@example.com", "limit raised").sent()).isEqualTo(1);
+      DltRecord replayed = replayer.inspect(topic, 0, 3).orElseThrow();
+      assertThat(replayed.value()).hasSize(LARGE);
+      assertThat(header(replayed, CourierHeaders.REPLAY_OF)).isEqualTo(dead.coordinates());
+    }
+  }
+
+  @Test
+  void aTierThePrincipalMayNotWriteParksTheRecordWithItsValue(TestDatabase db) throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.scram().start()) {
+      String topic = UniqueNames.topic("acl");
+      String group = UniqueNames.group("acl");
+      kafka.createTopic(topic, 1);
+      kafka.createTopic(topic + ".retry.1", 1);
+      kafka.createTopic(topic + ".dlt", 1);
+      kafka.addUser("worker", "worker-secret");
+      // Read and describe everything of the ladder (and create: the worker creates what is
+      // missing at start), but write only the DLT: the forward to tier 1 is refused.
+      kafka.allow(
+          "worker",
+          ResourceType.TOPIC,
+          topic,
+          AclOperation.READ,
+          AclOperation.DESCRIBE,
+          AclOperation.CREATE);
+      kafka.allow("worker", ResourceType.TOPIC, topic + ".dlt", AclOperation.WRITE);
+      kafka.allow("worker", ResourceType.GROUP, group, AclOperation.READ);
+      Map<String, Object> superUser = prefixed(kafka.clientSettings("admin", "admin-secret"));
+      Map<String, Object> producer =
+          new HashMap<String, Object>(kafka.clientSettings("admin", "admin-secret"));
+      send(producer, topic, "op-1", 10);
+      send(producer, topic, "op-2", 10);
+      RetryingConsumer<String, String> consumer =
+          consumer(
+              settings(prefixed(kafka.clientSettings("worker", "worker-secret")), topic, group));
+      RetryProgress p = Running.until(consumer, x -> x.deadLettered() >= 2, TIMEOUT);
+      assertThat(p.deadLettered()).isEqualTo(2);
+      List<DltRecord> dead = dlt(superUser, db, topic);
+      assertThat(dead).extracting(DltRecord::reason).containsOnly("forward-refused");
+      assertThat(dead)
+          .extracting(d -> d.operationKey().orElseThrow())
+          .containsExactly("op-1", "op-2");
+      assertThat(new String(dead.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("x".repeat(10));
+      assertThat(dead.get(0).message()).contains("TopicAuthorizationException");
+    }
+  }
+
+  @Test
+  void aBrokerGoneLongerThanTheDeliveryTimeoutLeavesTheRecordToComeAgain() throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.plaintext().start()) {
+      String topic = UniqueNames.topic("gone");
+      String group = UniqueNames.group("gone");
+      kafka.createTopic(topic, 1);
+      Map<String, Object> producer = new HashMap<String, Object>(kafka.clientSettings("", ""));
+      send(producer, topic, "op-1", 10);
+      Map<String, Object> settings = prefixed(kafka.clientSettings("", ""));
+      settings.put("kafka.delivery.timeout.ms", 3000);
+      settings.put("kafka.request.timeout.ms", 1000);
+      settings.put("kafka.linger.ms", 0);
+      AtomicBoolean killed = new AtomicBoolean();
+      RetryingConsumer<String, String> consumer =
+          RetryingConsumer.builder(
+                  settings(settings, topic, group),
+                  new StringDeserializer(),
+                  new StringDeserializer())
+              .handler(
+                  record -> {
+                    String op =
+                        CourierHeaders.text(record.headers(), CourierHeaders.ID).orElseThrow();
+                    calls.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
+                    if (killed.compareAndSet(false, true)) {
+                      kafka.kill(); // the forward of this failure meets no broker
+                      throw new IOException("the endpoint timed out");
+                    }
+                  })
+              .meterRegistry(new SimpleMeterRegistry())
+              .build();
+      ExecutorService thread = Executors.newSingleThreadExecutor();
+      try {
+        Future<?> loop = thread.submit(consumer::run);
+        await()
+            .atMost(TIMEOUT)
+            .until(() -> consumer.problem().orElse("").contains("cannot forward"));
+        assertThat(consumer.problem().orElseThrow())
+            .contains(topic + "-0@0")
+            .contains("it is not committed and comes again");
+        kafka.start();
+        await().atMost(TIMEOUT).until(() -> consumer.progress().succeeded() >= 1);
+        assertThat(calls.get("op-1").get())
+            .as("called again once the broker was back: the record was not lost")
+            .isGreaterThanOrEqualTo(2);
+        consumer.close();
+        loop.get(30, TimeUnit.SECONDS);
+      } finally {
+        thread.shutdownNow();
+      }
+      assertThat(
+              kafka.admin().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get())
+          .allSatisfy((tp, o) -> assertThat(o.offset()).isLessThanOrEqualTo(1));
+    }
+  }
+
+  private RetryingConsumer<String, String> consumer(Map<String, Object> settings) {
+    return RetryingConsumer.builder(settings, new StringDeserializer(), new StringDeserializer())
+        .handler(
+            record -> {
+              String op = CourierHeaders.text(record.headers(), CourierHeaders.ID).orElseThrow();
+              int call = calls.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
+              if (call == 1) {
+                throw new IOException("the endpoint timed out"); // transient: to tier 1
+              }
+            })
+        .meterRegistry(new SimpleMeterRegistry())
+        .build();
+  }
+
+  private static Map<String, Object> settings(
+      Map<String, Object> clients, String topic, String group) {
+    Map<String, Object> settings = new HashMap<>(clients);
+    settings.put(RetryConfig.GROUP_ID, group);
+    settings.put(RetryConfig.TOPIC, topic);
+    settings.put(RetryConfig.MAX_ATTEMPTS, 2);
+    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
+    settings.put(RetryConfig.BACKOFF_INITIAL_MS, 200);
+    settings.put(RetryConfig.BACKOFF_MAX_MS, 200);
+    return settings;
+  }
+
+  /** A broker's client settings, in Courier's form (kafka.-prefixed but bootstrap.servers). */
+  private static Map<String, Object> prefixed(Map<String, String> clients) {
+    Map<String, Object> settings = new HashMap<>();
+    clients.forEach((k, v) -> settings.put(k.equals("bootstrap.servers") ? k : "kafka." + k, v));
+    return settings;
+  }
+
+  private static void send(Map<String, Object> producerConfig, String topic, String op, int size)
+      throws Exception {
+    Map<String, Object> config = new HashMap<>(producerConfig);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
+      ProducerRecord<byte[], byte[]> r =
+          new ProducerRecord<>(
+              topic,
+              0,
+              op.getBytes(StandardCharsets.UTF_8),
+              "x".repeat(size).getBytes(StandardCharsets.UTF_8));
+      r.headers().add(CourierHeaders.ID, op.getBytes(StandardCharsets.UTF_8));
+      producer.send(r).get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static String header(DltRecord record, String name) {
+    return record.headers().stream()
+        .filter(h -> h.key().equals(name))
+        .map(h -> new String(h.value(), StandardCharsets.UTF_8))
+        .reduce((a, b) -> b)
+        .orElse(null);
+  }
+
+  private static List<DltRecord> dlt(Map<String, Object> clients, TestDatabase db, String topic) {
+    try (DltReplayer replayer = DltReplayer.create(clients, db.dataSource())) {
+      return replayer.list(topic + ".dlt", DltFilter.all());
+    }
+  }
+}
