@@ -1,7 +1,6 @@
 package dev.courier.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.CourierInfraTest;
@@ -18,11 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -33,11 +28,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Forwards Kafka refuses: a record that is too large once the ladder's headers are added, a tier
- * the worker's principal may not write, and a broker gone longer than {@code delivery.timeout.ms}.
- * No offset ever passes the record: it is parked in the DLT as {@code forward-refused} (without its
- * value when that is what is too large, which a replay then reads from the original), or it comes
- * again; the records around it are handled.
+ * Forwards Kafka refuses for good: a record that is too large once the ladder's headers are added,
+ * and a tier the worker's principal may not write ({@link BrokerFaultsIT} has the broker gone
+ * longer than {@code delivery.timeout.ms}). No offset ever passes the record: it is parked in the
+ * DLT as {@code forward-refused} (without its value when that is what is too large, which a replay
+ * then reads from the original), or it comes again; the records around it are handled.
  */
 @CourierInfraTest
 class ForwardRefusedIT {
@@ -125,61 +120,6 @@ class ForwardRefusedIT {
           .containsExactly("op-1", "op-2");
       assertThat(new String(dead.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("x".repeat(10));
       assertThat(dead.get(0).message()).contains("TopicAuthorizationException");
-    }
-  }
-
-  @Test
-  void aBrokerGoneLongerThanTheDeliveryTimeoutLeavesTheRecordToComeAgain() throws Exception {
-    try (KafkaProcess kafka = KafkaProcess.plaintext().start()) {
-      String topic = UniqueNames.topic("gone");
-      String group = UniqueNames.group("gone");
-      kafka.createTopic(topic, 1);
-      Map<String, Object> producer = new HashMap<String, Object>(kafka.clientSettings("", ""));
-      send(producer, topic, "op-1", 10);
-      Map<String, Object> settings = prefixed(kafka.clientSettings("", ""));
-      settings.put("kafka.delivery.timeout.ms", 3000);
-      settings.put("kafka.request.timeout.ms", 1000);
-      settings.put("kafka.linger.ms", 0);
-      AtomicBoolean killed = new AtomicBoolean();
-      RetryingConsumer<String, String> consumer =
-          RetryingConsumer.builder(
-                  settings(settings, topic, group),
-                  new StringDeserializer(),
-                  new StringDeserializer())
-              .handler(
-                  record -> {
-                    String op =
-                        CourierHeaders.text(record.headers(), CourierHeaders.ID).orElseThrow();
-                    calls.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
-                    if (killed.compareAndSet(false, true)) {
-                      kafka.kill(); // the forward of this failure meets no broker
-                      throw new IOException("the endpoint timed out");
-                    }
-                  })
-              .meterRegistry(new SimpleMeterRegistry())
-              .build();
-      ExecutorService thread = Executors.newSingleThreadExecutor();
-      try {
-        Future<?> loop = thread.submit(consumer::run);
-        await()
-            .atMost(TIMEOUT)
-            .until(() -> consumer.problem().orElse("").contains("cannot forward"));
-        assertThat(consumer.problem().orElseThrow())
-            .contains(topic + "-0@0")
-            .contains("it is not committed and comes again");
-        kafka.start();
-        await().atMost(TIMEOUT).until(() -> consumer.progress().succeeded() >= 1);
-        assertThat(calls.get("op-1").get())
-            .as("called again once the broker was back: the record was not lost")
-            .isGreaterThanOrEqualTo(2);
-        consumer.close();
-        loop.get(30, TimeUnit.SECONDS);
-      } finally {
-        thread.shutdownNow();
-      }
-      assertThat(
-              kafka.admin().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get())
-          .allSatisfy((tp, o) -> assertThat(o.offset()).isLessThanOrEqualTo(1));
     }
   }
 

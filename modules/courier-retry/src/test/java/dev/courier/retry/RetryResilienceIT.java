@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.avro.Schema;
@@ -226,6 +227,56 @@ class RetryResilienceIT {
     assertThat(p.retried()).isEqualTo(1);
     assertThat(calls.get("op-hang").get()).isEqualTo(2);
     assertThat(meters.get("courier.retry.handler.timeouts").counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void aCallThatIgnoresItsInterruptHoldsBackEveryOtherCallUntilItEnds() throws Exception {
+    String topic = topic(1);
+    send(topic, 0, "op-deaf", Map.of());
+    send(topic, 0, "op-next", Map.of());
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger mostAtOnce = new AtomicInteger();
+    AtomicBoolean reported = new AtomicBoolean();
+    RetryingConsumer<String, String> consumer =
+        consumer(
+            topic,
+            UniqueNames.group("deaf"),
+            Map.of(RetryConfig.HANDLER_TIMEOUT_MS, "1000"),
+            counting(
+                r -> {
+                  mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+                  try {
+                    boolean first = calls.get("op-deaf").get() == 1 && r.offset() == 0;
+                    while (first && release.getCount() > 0) {
+                      try {
+                        release.await(); // ignores interrupts, as a badly written handler might
+                      } catch (InterruptedException ignored) {
+                        // keep going
+                      }
+                    }
+                  } finally {
+                    running.decrementAndGet();
+                  }
+                }),
+            new SimpleMeterRegistry());
+    RetryProgress p =
+        Running.until(
+            consumer,
+            x -> {
+              if (consumer.problem().orElse("").contains("still runs, ignoring its interrupt")) {
+                reported.set(true);
+                release.countDown();
+              }
+              return x.succeeded() >= 2;
+            },
+            TIMEOUT);
+    assertThat(reported).as("/health named the call that still runs").isTrue();
+    assertThat(mostAtOnce).as("no call ran beside the abandoned one").hasValue(1);
+    assertThat(p.retried()).isEqualTo(1);
+    assertThat(calls.get("op-deaf")).hasValue(2);
+    assertThat(calls.get("op-next")).hasValue(1);
+    assertThat(consumer.problem()).isEmpty();
   }
 
   @Test

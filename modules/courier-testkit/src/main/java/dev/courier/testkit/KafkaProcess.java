@@ -130,6 +130,10 @@ public final class KafkaProcess implements AutoCloseable {
     p.put("share.coordinator.state.topic.replication.factor", "1");
     p.put("share.coordinator.state.topic.min.isr", "1");
     p.put("group.initial.rebalance.delay.ms", "0");
+    // A broker restarted after a kill re-registers only once the controller has expired its old
+    // session: 9 s by default, on top of every restart a test does.
+    p.put("broker.session.timeout.ms", "3000");
+    p.put("broker.heartbeat.interval.ms", "500");
     if (sasl) {
       p.put("sasl.enabled.mechanisms", "SCRAM-SHA-256");
       p.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-256");

@@ -2,11 +2,13 @@ package dev.courier.retry.internal;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -34,14 +36,31 @@ public final class Commits {
     List<LadderPublisher.Undelivered> run();
   }
 
+  /**
+   * How long one synchronous commit may take (the consumer's {@code default.api.timeout.ms}), and
+   * how long a revocation keeps trying one that does not go through (its {@code
+   * max.poll.interval.ms}: the rebalance waits no longer for this member).
+   */
+  public record Limits(Duration attempt, Duration revocation) {}
+
   private static final Logger LOG = LoggerFactory.getLogger(Commits.class);
-  private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final Duration FIRST_RETRY = Duration.ofMillis(500);
   private static final Duration MAX_RETRY = Duration.ofSeconds(30);
+  private static final Duration MAX_REVOCATION_RETRY = Duration.ofSeconds(5);
+
+  private enum Attempt {
+    COMMITTED,
+    /** Not through (coordinator unreachable or moving); the offsets are still ours. */
+    NOT_THROUGH,
+    /** Refused or postponed by the group: nothing more this member can do for them now. */
+    SETTLED_ELSEWHERE
+  }
 
   private final Consumer<?, ?> consumer;
   private final BeforeCommit beforeCommit;
-  private final Runnable onRefused;
+  private final RetryMetrics metrics;
+  private final Limits limits;
+  private final Shutdown shutdown;
   private final Clock clock;
   private final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
 
@@ -62,10 +81,17 @@ public final class Commits {
   private long notBeforeMillis;
 
   public Commits(
-      Consumer<?, ?> consumer, BeforeCommit beforeCommit, Runnable onRefused, Clock clock) {
+      Consumer<?, ?> consumer,
+      BeforeCommit beforeCommit,
+      RetryMetrics metrics,
+      Limits limits,
+      Shutdown shutdown,
+      Clock clock) {
     this.consumer = consumer;
     this.beforeCommit = beforeCommit;
-    this.onRefused = onRefused;
+    this.metrics = metrics;
+    this.limits = limits;
+    this.shutdown = shutdown;
     this.clock = clock;
     this.lastCommitMillis = clock.millis();
   }
@@ -90,7 +116,10 @@ public final class Commits {
 
   /** Commits every pending offset and waits for the answer. */
   public void commit() {
-    commit(Map.copyOf(pending));
+    capAtUndelivered();
+    if (!pending.isEmpty()) {
+      attempt(Map.copyOf(pending));
+    }
   }
 
   /**
@@ -134,6 +163,7 @@ public final class Commits {
                   pending.putIfAbsent(tp, o);
                 }
               });
+          metrics.commitFailures.increment();
           failuresInARow++;
           long wait = FIRST_RETRY.toMillis() << Math.min(failuresInARow - 1, 6);
           notBeforeMillis = clock.millis() + Math.min(wait, MAX_RETRY.toMillis());
@@ -145,17 +175,43 @@ public final class Commits {
         });
   }
 
-  /** Commits the pending offsets of these partitions (being revoked) and forgets them. */
-  public void commit(Collection<TopicPartition> partitions) {
-    Map<TopicPartition, OffsetAndMetadata> some = new HashMap<>();
+  /**
+   * Commits the pending offsets of these partitions (being revoked) and forgets them. One that does
+   * not go through is tried again until it does, the group refuses it, the rebalance stops waiting
+   * for this member ({@link Limits#revocation()}) or the shutdown deadline passes: only then does
+   * the new owner repeat those records (logged, and counted in {@code
+   * courier_retry_commit_failures_total}).
+   */
+  public void commitRevoked(Collection<TopicPartition> partitions) {
+    capAtUndelivered();
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     partitions.forEach(
         tp -> {
           OffsetAndMetadata o = pending.get(tp);
           if (o != null) {
-            some.put(tp, o);
+            offsets.put(tp, o);
           }
         });
-    commit(some);
+    Instant giveUp = clock.instant().plus(limits.revocation());
+    Instant stopBy = shutdown.deadline();
+    if (stopBy != null && stopBy.isBefore(giveUp)) {
+      giveUp = stopBy;
+    }
+    Duration backOff = FIRST_RETRY;
+    while (!offsets.isEmpty() && attempt(offsets) == Attempt.NOT_THROUGH) {
+      if (!clock.instant().plus(backOff).isBefore(giveUp)) {
+        LOG.warn(
+            "commit of {} did not go through before the rebalance or shutdown stopped waiting;"
+                + " the partitions' new owner repeats the records done since the last commit",
+            offsets);
+        break;
+      }
+      LockSupport.parkNanos(backOff.toNanos()); // a back-off between attempts, not a test wait
+      backOff =
+          backOff.multipliedBy(2).compareTo(MAX_REVOCATION_RETRY) > 0
+              ? MAX_REVOCATION_RETRY
+              : backOff.multipliedBy(2);
+    }
     partitions.forEach(pending::remove);
     partitions.forEach(asked::remove); // an answer still to come for them is not ours to act on
     partitions.forEach(caps::remove);
@@ -168,37 +224,34 @@ public final class Commits {
     partitions.forEach(caps::remove);
   }
 
-  private void commit(Map<TopicPartition, OffsetAndMetadata> wanted) {
-    capAtUndelivered();
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    wanted.forEach((tp, o) -> offsets.put(tp, pending.getOrDefault(tp, o)));
-    if (offsets.isEmpty()) {
-      return;
-    }
-    for (int attempt = 1; ; attempt++) {
+  /** One synchronous commit of these offsets, within {@link Limits#attempt()}. */
+  private Attempt attempt(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    for (int tries = 1; ; tries++) {
       try {
         asked.putAll(offsets);
-        consumer.commitSync(offsets, TIMEOUT);
+        consumer.commitSync(offsets, limits.attempt());
         offsets.forEach(pending::remove);
         lastCommitMillis = clock.millis();
-        return;
+        return Attempt.COMMITTED;
       } catch (WakeupException e) {
         // close() woke the consumer to stop the loop; the commit must still happen.
-        if (attempt > 1) {
+        if (tries > 1) {
           throw e;
         }
       } catch (RebalanceInProgressException e) {
-        // The next poll completes the rebalance; the revocation callback commits these then.
-        LOG.info("commit of {} postponed: the group is rebalancing", offsets.keySet());
-        return;
+        // Outside a revocation, the next poll completes the rebalance and its revocation commits
+        // these; inside one, this member is out of the new generation and the new owner repeats.
+        LOG.info("commit of {} refused: the group is rebalancing", offsets.keySet());
+        return Attempt.SETTLED_ELSEWHERE;
       } catch (CommitFailedException e) {
         // This member lost the partitions: their new owner redoes the rest.
         offsets.keySet().forEach(pending::remove);
         refused(offsets, e);
-        return;
+        return Attempt.SETTLED_ELSEWHERE;
       } catch (TimeoutException | RetriableCommitFailedException e) {
-        LOG.warn("commit of {} did not go through ({}); trying again later", offsets, e.toString());
-        return;
+        metrics.commitFailures.increment();
+        LOG.warn("commit of {} did not go through ({}); trying again", offsets, e.toString());
+        return Attempt.NOT_THROUGH;
       }
     }
   }
@@ -213,7 +266,7 @@ public final class Commits {
   }
 
   private void refused(Map<TopicPartition, OffsetAndMetadata> offsets, Exception e) {
-    onRefused.run();
+    metrics.commitsRefused.increment();
     LOG.warn(
         "commit of {} refused ({}); the partitions' new owner redoes those records",
         offsets.keySet(),

@@ -19,8 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Runs the record handler off the polling thread, one call at a time, each within a time limit, so
  * the consumer can keep polling (and stay in its group) however long a call takes. A call that
- * outlives its limit is interrupted and abandoned; if its thread does not stop, the next call gets
- * a fresh thread rather than queueing behind a stuck one.
+ * outlives its limit is interrupted and abandoned: its record is settled as a timeout (retried). If
+ * the handler ignores the interrupt, no other call starts until that one has ended: the same
+ * record's retry, or a later record of its key, never runs beside it. {@link #stuck()} says so
+ * meanwhile, for {@code /health}.
  *
  * <p>Calls are handed over in runs: the handler thread takes a run of records' calls at once and
  * makes them one after another, each call's time limit counting from its own start. Handing over
@@ -52,7 +54,13 @@ public final class HandlerCalls implements AutoCloseable {
   private final Duration timeout;
   private final Clock clock;
   private final String name;
-  private ExecutorService executor;
+  private final ExecutorService executor;
+  private volatile boolean closed;
+
+  /** The last call abandoned while it ran; it may still be running. */
+  private volatile Abandoned abandoned;
+
+  private record Abandoned(Call call, String why, Instant at) {}
 
   public HandlerCalls(String name, Duration timeout, Clock clock) {
     this.name = name;
@@ -83,8 +91,7 @@ public final class HandlerCalls implements AutoCloseable {
     executor.execute(
         () -> {
           for (Call call : run) {
-            if (Thread.currentThread().isInterrupted()
-                || !call.state.compareAndSet(WAITING, STARTED)) {
+            if (closed || !call.state.compareAndSet(WAITING, STARTED)) {
               return; // cancelled from here on
             }
             call.run();
@@ -108,6 +115,9 @@ public final class HandlerCalls implements AutoCloseable {
     /** When the call started; null while it waits its turn. */
     private volatile Instant started;
 
+    /** The thread making the call, while it makes it: what {@link #abandon} interrupts. */
+    private Thread runner;
+
     private Call(Work work, List<Call> run, int index) {
       this.work = work;
       this.run = run;
@@ -115,12 +125,21 @@ public final class HandlerCalls implements AutoCloseable {
     }
 
     private void run() {
+      synchronized (this) {
+        runner = Thread.currentThread();
+      }
       started = clock.instant();
       try {
         work.run();
         result.complete(Result.OK);
       } catch (Exception | Error e) {
         result.complete(new Result(Optional.of(e)));
+      } finally {
+        synchronized (this) {
+          runner = null;
+          // An abandon's interrupt was meant for this call, not the next one of the thread.
+          Thread.interrupted();
+        }
       }
     }
 
@@ -164,9 +183,13 @@ public final class HandlerCalls implements AutoCloseable {
      */
     public Result abandon(String why) {
       cancelFromHere();
-      // A handler that ignores interrupts keeps its thread: later calls get another.
-      executor.shutdownNow();
-      executor = newExecutor();
+      synchronized (this) {
+        if (runner != null) {
+          runner.interrupt();
+          // Until it ends, calls queue behind it on the one handler thread.
+          abandoned = new Abandoned(this, why, clock.instant());
+        }
+      }
       return new Result(Optional.of(new HandlerTimeoutException(why)));
     }
 
@@ -181,6 +204,23 @@ public final class HandlerCalls implements AutoCloseable {
     }
   }
 
+  /**
+   * A call that was abandoned and still runs (its handler ignored the interrupt): no other call
+   * starts until it ends.
+   */
+  public Optional<String> stuck() {
+    Abandoned a = abandoned;
+    if (a == null || a.call().result.isDone()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "a handler call abandoned at "
+            + a.at()
+            + " ("
+            + a.why()
+            + ") still runs, ignoring its interrupt; no other call starts until it ends");
+  }
+
   private ExecutorService newExecutor() {
     return Executors.newSingleThreadExecutor(
         r -> {
@@ -192,6 +232,7 @@ public final class HandlerCalls implements AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     executor.shutdownNow();
   }
 }

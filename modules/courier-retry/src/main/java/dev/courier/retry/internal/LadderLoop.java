@@ -82,7 +82,8 @@ public final class LadderLoop<K, V> {
       AutoCloseable depth,
       List<String> subscribed,
       TierWaits waits,
-      RetryMetrics metrics) {}
+      RetryMetrics metrics,
+      Commits.Limits commitLimits) {}
 
   public LadderLoop(
       Parts parts,
@@ -116,7 +117,7 @@ public final class LadderLoop<K, V> {
     this.settings = settings;
     this.pauses = new PartitionPauses(consumer, waits);
     this.commits =
-        new Commits(consumer, this::awaitForwards, metrics.commitsRefused::increment, clock);
+        new Commits(consumer, this::awaitForwards, metrics, parts.commitLimits(), shutdown, clock);
     this.settler =
         new RunSettler(
             consumer,
@@ -136,6 +137,10 @@ public final class LadderLoop<K, V> {
     String kafka = connection.problem();
     if (kafka != null) {
       return kafka;
+    }
+    Optional<String> stuck = calls.stuck();
+    if (stuck.isPresent()) {
+      return stuck.get();
     }
     Instant since = undeliveredAt;
     return since != null && clock.instant().isBefore(since.plus(PROBLEM_SHOWN))

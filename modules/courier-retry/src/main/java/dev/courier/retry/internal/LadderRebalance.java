@@ -31,7 +31,7 @@ public final class LadderRebalance implements ConsumerRebalanceListener {
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
     settler.revoked(partitions);
     settler.finishRevoked(partitions);
-    commits.commit(partitions);
+    commits.commitRevoked(partitions);
     waits.forget(partitions);
     pauses.forget(partitions);
     if (!partitions.isEmpty()) {

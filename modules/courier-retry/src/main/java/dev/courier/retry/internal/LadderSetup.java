@@ -97,7 +97,11 @@ public final class LadderSetup {
         depth,
         List.copyOf(read),
         waits,
-        metrics);
+        metrics,
+        new Commits.Limits(
+            Duration.ofMillis(intSetting(cc, ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000)),
+            Duration.ofMillis(
+                intSetting(cc, ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 300_000))));
   }
 
   /**

@@ -26,6 +26,7 @@ public final class RetryMetrics {
   public final Counter budgetWaits;
   public final Counter handlerTimeouts;
   public final Counter commitsRefused;
+  public final Counter commitFailures;
   public final AtomicLong dltDepth = new AtomicLong();
 
   public RetryMetrics(MeterRegistry registry, String group, String topic, int tiers) {
@@ -58,6 +59,13 @@ public final class RetryMetrics {
             .description(
                 "Offset commits the group refused because the partitions had moved on; their new"
                     + " owner redoes those records.")
+            .register(registry);
+    commitFailures =
+        Counter.builder("courier.retry.commit.failures")
+            .tags(tags)
+            .description(
+                "Offset commits that did not go through (the group coordinator unreachable or"
+                    + " moving); they are tried again.")
             .register(registry);
     Gauge.builder("courier.retry.dlt.depth", dltDepth, AtomicLong::get)
         .tags(tags)

@@ -39,7 +39,7 @@ class HandlerCallsTest {
   }
 
   @Test
-  void aStuckCallIsAbandonedAndTheNextCallGetsAFreshThread() throws Exception {
+  void aStuckCallIsAbandonedAndNoOtherCallStartsUntilItEnds() throws Exception {
     CountDownLatch never = new CountDownLatch(1);
     CountDownLatch started = new CountDownLatch(1);
     try (HandlerCalls calls = new HandlerCalls("t", Duration.ofMillis(50), Clock.systemUTC())) {
@@ -61,9 +61,14 @@ class HandlerCallsTest {
       assertThat(stuck.expired()).isTrue();
       HandlerCalls.Result abandoned = stuck.abandon("too slow");
       assertThat(abandoned.failure()).containsInstanceOf(HandlerTimeoutException.class);
-      assertThat(calls.start(() -> {}).await(Duration.ofSeconds(5)))
-          .as("not queued behind the stuck thread")
+      assertThat(calls.stuck()).hasValueSatisfying(s -> assertThat(s).contains("too slow"));
+      HandlerCalls.Call next = calls.start(() -> {});
+      assertThat(next.await(Duration.ofMillis(200))).as("never beside the stuck call").isEmpty();
+      assertThat(next.started()).isFalse();
+      never.countDown();
+      assertThat(next.await(Duration.ofSeconds(5)))
           .hasValueSatisfying(r -> assertThat(r.succeeded()).isTrue());
+      assertThat(calls.stuck()).isEmpty();
     } finally {
       never.countDown();
     }
