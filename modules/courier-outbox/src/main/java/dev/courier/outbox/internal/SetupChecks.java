@@ -50,7 +50,11 @@ public final class SetupChecks implements AutoCloseable {
       kafka.cancel(true);
       throw e;
     }
-    checking("checking Kafka at " + config.clients().bootstrapServersValue());
+    // PostgreSQL passed: an outage of it being waited out is over, so its reason goes.
+    String kafkaAt = "Kafka at " + config.clients().bootstrapServersValue();
+    if (!state.current().reason().startsWith(kafkaAt)) {
+      state.waiting("WAITING", "checking " + kafkaAt);
+    }
     try {
       kafka.join();
     } catch (CompletionException e) {
