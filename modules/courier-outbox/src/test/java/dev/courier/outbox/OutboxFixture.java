@@ -27,9 +27,14 @@ final class OutboxFixture {
   }
 
   String[] args() {
-    return settings.entrySet().stream()
-        .map(e -> e.getKey() + "=" + e.getValue())
-        .toArray(String[]::new);
+    return args(Map.of());
+  }
+
+  /** These settings, with some replaced, as a child JVM's arguments. */
+  String[] args(Map<String, String> replaced) {
+    Map<String, String> all = new HashMap<>(settings);
+    all.putAll(replaced);
+    return all.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toArray(String[]::new);
   }
 
   String topic(String aggregateType) {

@@ -7,6 +7,7 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.TcpProxy;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.WorkerProcess;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -15,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -164,8 +166,59 @@ class RelayStandbyIT {
     }
   }
 
+  @Test
+  void aLeaderCutOffFromPostgresIsTakenOverAndStillLeavesAtOnceOnSigterm(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
+    OutboxFixture fixture =
+        new OutboxFixture(kafka, db).with(OutboxRelayConfig.LEADER_LEASE_MS, "4000");
+    String topic = fixture.topic("account");
+    try (TcpProxy network = TcpProxy.to(db.server().port());
+        WorkerProcess leader =
+            startLeader(
+                fixture.args(Map.of(OutboxRelayConfig.DATABASE_PORT, "" + network.port())),
+                "relay-cut-off");
+        OutboxRelay standby =
+            OutboxRelay.create(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+      awaitStandby(standby, fixture);
+      List<String> written = new ArrayList<>();
+      written.add(write(db, "acc-1"));
+      long leaderTerm = incarnation(OutboxFixture.read(kafka, topic, 1, TIMEOUT).get(0));
+
+      // Every connection the leader has to PostgreSQL, its lock's included, now hangs: no reset,
+      // no answer, as when the primary's host is gone or the network is partitioned.
+      network.partition();
+      try {
+        written.add(write(db, "acc-1"));
+        awaitDelivered(kafka, topic, written);
+        assertThat(incarnation(OutboxFixture.read(kafka, topic, 2, TIMEOUT).get(1)))
+            .as("the standby took over once PostgreSQL ended the silent leader's session")
+            .isGreaterThan(leaderTerm);
+        // Before, its lease renewal waited for ever on the silent connection and held the
+        // leadership's monitor, so the SIGTERM handler waited behind it: the process never ended.
+        long signalled = System.nanoTime();
+        assertThat(leader.terminate(Duration.ofSeconds(30)))
+            .as("SIGTERM ends the cut-off relay")
+            .isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+        LOG.info(
+            "a relay cut off from PostgreSQL ended {} ms after SIGTERM",
+            (System.nanoTime() - signalled) / 1_000_000);
+      } finally {
+        network.heal();
+      }
+      written.add(write(db, "acc-1"));
+      awaitDelivered(kafka, topic, written);
+      assertThat(ids(OutboxFixture.read(kafka, topic, written.size(), TIMEOUT)))
+          .as("nothing lost, in commit order")
+          .containsExactlyElementsOf(written);
+    }
+  }
+
   private static WorkerProcess startLeader(OutboxFixture fixture, String name) {
-    WorkerProcess leader = JvmWorker.of(RelayMain.class).args(fixture.args()).name(name).start();
+    return startLeader(fixture.args(), name);
+  }
+
+  private static WorkerProcess startLeader(String[] args, String name) {
+    WorkerProcess leader = JvmWorker.of(RelayMain.class).args(args).name(name).start();
     try {
       await()
           .atMost(TIMEOUT)

@@ -14,12 +14,19 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * A TCP address that can be moved to another server, as a DNS name or a virtual IP moves to the new
  * primary in a database failover: clients keep their settings, connections open at the move are
  * cut, new ones reach the new target.
+ *
+ * <p>It can also {@linkplain #partition() partition} its clients from the server, as a network
+ * partition does: connections stay open, nothing crosses in either direction and new connections
+ * get no answer, until {@linkplain #heal() healed}, when what was held back is delivered, as TCP
+ * delivers its retransmissions. Neither side sees an error: only its own timeouts tell it.
  */
 public final class TcpProxy implements AutoCloseable {
 
   private final ServerSocket server;
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private volatile int target;
+  private final Object gate = new Object();
+  private boolean partitioned;
 
   private TcpProxy(int target) throws IOException {
     this.target = target;
@@ -56,24 +63,68 @@ public final class TcpProxy implements AutoCloseable {
     open.clear();
   }
 
+  /**
+   * From now on nothing crosses: open connections hang, new ones are accepted by the operating
+   * system but reach nothing.
+   */
+  public void partition() {
+    synchronized (gate) {
+      partitioned = true;
+    }
+  }
+
+  /** What was held back is delivered, and new connections reach the server again. */
+  public void heal() {
+    synchronized (gate) {
+      partitioned = false;
+      gate.notifyAll();
+    }
+  }
+
+  private void awaitConnected() throws IOException {
+    synchronized (gate) {
+      while (partitioned) {
+        try {
+          gate.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while partitioned", e);
+        }
+      }
+    }
+  }
+
   private void accept() {
     while (!server.isClosed()) {
       try {
         Socket client = server.accept();
-        Socket upstream;
-        try {
-          upstream = new Socket(InetAddress.getLoopbackAddress(), target);
-        } catch (IOException refused) {
-          closeQuietly(client); // the target is down: the client sees its connection end
-          continue;
-        }
-        open.add(client);
-        open.add(upstream);
-        pump(client, upstream);
-        pump(upstream, client);
+        Thread connect = new Thread(() -> connect(client), "tcp-proxy-connect");
+        connect.setDaemon(true);
+        connect.start();
       } catch (IOException e) {
         return; // closed
       }
+    }
+  }
+
+  private void connect(Socket client) {
+    open.add(client);
+    try {
+      awaitConnected();
+      Socket upstream;
+      try {
+        upstream = new Socket(InetAddress.getLoopbackAddress(), target);
+      } catch (IOException refused) {
+        closeQuietly(client); // the target is down: the client sees its connection end
+        open.remove(client);
+        return;
+      }
+      open.add(upstream);
+      pump(client, upstream);
+      pump(upstream, client);
+    } catch (IOException e) {
+      closeQuietly(client);
+      open.remove(client);
     }
   }
 
@@ -85,6 +136,7 @@ public final class TcpProxy implements AutoCloseable {
               try (InputStream in = from.getInputStream();
                   OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buffer)) >= 0; ) {
+                  awaitConnected();
                   out.write(buffer, 0, n);
                   out.flush();
                 }

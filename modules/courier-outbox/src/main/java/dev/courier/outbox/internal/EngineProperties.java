@@ -100,6 +100,9 @@ public final class EngineProperties {
     int reconnect = config.getInt(OutboxRelayConfig.POSTGRES_RECONNECT_INTERVAL_MS);
     p.setProperty("retriable.restart.connector.wait.ms", String.valueOf(reconnect));
     p.setProperty("errors.max.retries", "-1");
+    // Debezium's own connections (the replication stream, its queries) find a vanished peer
+    // through keepalive probes, as the relay's do (PostgresAccess).
+    p.setProperty("database.tcpKeepAlive", "true");
     p.setProperty("errors.retry.delay.initial.ms", String.valueOf(Math.min(300, reconnect)));
     p.setProperty("errors.retry.delay.max.ms", String.valueOf(reconnect));
     // The relay checks the slot against its stored position before it starts (SlotIdentity);

@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,11 +60,22 @@ public final class Leadership implements AutoCloseable {
   private static final String SLOT_ACTIVE =
       "SELECT active FROM pg_replication_slots WHERE slot_name = ?";
 
+  /** How long close waits for a call still connecting to PostgreSQL before it leaves it behind. */
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
+
   private final PostgresAccess postgres;
   private final String slot;
   private final String holder;
   private final long leaseNanos;
-  private Connection connection;
+
+  /**
+   * Guards the lock's connection. Not {@code synchronized}: close must not wait behind a renewal
+   * stuck on a server that answers nothing.
+   */
+  private final ReentrantLock lock = new ReentrantLock();
+
+  private volatile Connection connection;
+  private volatile boolean closed;
   private volatile long incarnation;
   private volatile byte[] header = new byte[0];
   private volatile boolean held;
@@ -79,9 +91,21 @@ public final class Leadership implements AutoCloseable {
   }
 
   /** Tries once to lead; true when this relay leads now (a new term began, or it already led). */
-  public synchronized boolean tryAcquire() throws Outage {
+  public boolean tryAcquire() throws Outage {
+    lock.lock();
+    try {
+      return acquire();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private boolean acquire() throws Outage {
     if (held) {
       return true;
+    }
+    if (closed) {
+      return false;
     }
     boolean reused = connection != null;
     try {
@@ -105,8 +129,14 @@ public final class Leadership implements AutoCloseable {
   private boolean attempt() throws SQLException, Outage {
     long sent = System.nanoTime();
     if (connection == null) {
-      connection = postgres.connect();
+      // Reads give up after one lease: a renewal stuck on a silent server ends, and with it the
+      // hold it has on this object.
+      connection = postgres.connect(Duration.ofNanos(leaseNanos));
       bound(connection);
+    }
+    if (closed) {
+      drop();
+      return false;
     }
     try (PreparedStatement ps = connection.prepareStatement(TRY_LOCK)) {
       ps.setString(1, slot);
@@ -149,7 +179,16 @@ public final class Leadership implements AutoCloseable {
   }
 
   /** A round trip on the lock's connection; after a lost connection, an attempt to lead again. */
-  public synchronized Renewal renew() {
+  public Renewal renew() {
+    lock.lock();
+    try {
+      return renewHeld();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private Renewal renewHeld() {
     if (held) {
       long sent = System.nanoTime();
       try (Statement s = connection.createStatement()) {
@@ -166,8 +205,11 @@ public final class Leadership implements AutoCloseable {
         drop();
       }
     }
+    if (closed) {
+      return Renewal.UNREACHABLE;
+    }
     try {
-      boolean leads = tryAcquire();
+      boolean leads = acquire();
       taken = !leads;
       return leads ? Renewal.HELD : Renewal.TAKEN;
     } catch (Outage e) {
@@ -274,13 +316,55 @@ public final class Leadership implements AutoCloseable {
     return "another relay";
   }
 
-  /** Gives the leadership up: the lock goes with the connection. */
+  /**
+   * Gives the leadership up: the lock goes with the connection. Does not wait behind a renewal
+   * stuck on a server that answers nothing: that call's connection is aborted, which ends it.
+   */
   @Override
-  public synchronized void close() {
-    if (held) {
-      LOG.info("leadership of slot {} given up (incarnation {})", slot, incarnation);
+  public void close() {
+    closed = true;
+    boolean locked = lock.tryLock();
+    try {
+      if (!locked) {
+        Connection stuck = connection;
+        if (stuck != null) {
+          abort(stuck);
+        }
+        locked = lock.tryLock(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      }
+      if (!locked) {
+        LOG.warn(
+            "leadership of slot {}: a call still connecting to PostgreSQL at {}; it gives the"
+                + " lock up when it returns",
+            slot,
+            postgres.where());
+        return;
+      }
+      if (held) {
+        LOG.info("leadership of slot {} given up (incarnation {})", slot, incarnation);
+      }
+      drop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      if (locked) {
+        lock.unlock();
+      }
     }
-    drop();
+  }
+
+  /** Closes the connection's socket from another thread: a read blocked on it fails at once. */
+  private static void abort(Connection c) {
+    try {
+      c.abort(
+          r -> {
+            Thread t = new Thread(r, "courier-outbox-leadership-abort");
+            t.setDaemon(true);
+            t.start();
+          });
+    } catch (SQLException e) {
+      LOG.debug("aborting the leadership's connection: {}", e.toString());
+    }
   }
 
   private void drop() {

@@ -5,6 +5,7 @@ import dev.courier.outbox.OutboxRelayConfig;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Properties;
 import javax.net.ssl.SSLException;
 import javax.sql.DataSource;
@@ -17,6 +18,14 @@ import org.postgresql.ds.PGSimpleDataSource;
  * setting (exit naming the key).
  */
 public final class PostgresAccess {
+
+  /**
+   * How long a query may go without a byte from the server before its connection is given up. A
+   * primary that died without closing its sockets (a host gone, a partition) would otherwise hold a
+   * read forever; PostgreSQL's own query timeout cannot help, as its cancel request needs that
+   * server too. Long enough for a migration waiting for a table lock.
+   */
+  static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(30);
 
   private final OutboxRelayConfig config;
 
@@ -37,11 +46,25 @@ public final class PostgresAccess {
    * @throws ConfigException naming the key when the credentials, database or TLS settings are wrong
    */
   public Connection connect() throws Outage {
+    return connect(SOCKET_TIMEOUT);
+  }
+
+  /**
+   * A connection whose reads give up after {@code socketTimeout} without an answer, for one that
+   * must notice a silent server sooner (the leadership's lease).
+   */
+  public Connection connect(Duration socketTimeout) throws Outage {
+    Properties p = properties();
+    p.setProperty("socketTimeout", String.valueOf(seconds(socketTimeout)));
     try {
-      return DriverManager.getConnection(config.jdbcUrl(), properties());
+      return DriverManager.getConnection(config.jdbcUrl(), p);
     } catch (SQLException e) {
       throw classify(e);
     }
+  }
+
+  private static long seconds(Duration d) {
+    return Math.max(1, (d.toMillis() + 999) / 1000);
   }
 
   /** A data source with the same settings, for code that wants one (migrations). */
@@ -73,6 +96,10 @@ public final class PostgresAccess {
           "sslpassword", config.getPassword(OutboxRelayConfig.DATABASE_SSLPASSWORD).value());
     }
     p.setProperty("connectTimeout", "10");
+    p.setProperty("socketTimeout", String.valueOf(seconds(SOCKET_TIMEOUT)));
+    // A peer that vanished with the connection idle (a standby's lock session) is found by the
+    // operating system's keepalive probes instead of never.
+    p.setProperty("tcpKeepAlive", "true");
     p.setProperty("ApplicationName", config.getString(OutboxRelayConfig.RELAY_NAME));
     return p;
   }
