@@ -20,10 +20,6 @@ import java.util.regex.Pattern;
 final class CourierProcess {
 
   static final Duration TIMEOUT = Duration.ofSeconds(90);
-
-  /** The packaged service, as courier-cli built it. */
-  static final Path JAR = Path.of("..", "courier-cli", "target", "courier.jar");
-
   private static final Pattern PORT = Pattern.compile("on port (\\d+)");
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -32,7 +28,8 @@ final class CourierProcess {
   /** From the packaged jar, exactly what the image runs. */
   static WorkerProcess jar(String name, Map<String, String> env, List<String> args) {
     return start(
-        JvmWorker.of(Courier.class).classpath(JAR.toAbsolutePath().normalize().toString()),
+        JvmWorker.of(Courier.class)
+            .classpath(Path.of("target", "courier.jar").toAbsolutePath().toString()),
         name,
         env,
         args);
