@@ -41,6 +41,10 @@ public final class KafkaProcess implements AutoCloseable {
 
   private final int controllerPort;
   private final boolean sasl;
+
+  /** Between the PROXIED listener and its clients, or null when the broker has no such listener. */
+  private final TcpProxy proxy;
+
   private final List<Node> nodes = new ArrayList<>();
   private Admin admin;
 
@@ -62,15 +66,29 @@ public final class KafkaProcess implements AutoCloseable {
   private Path directory;
 
   private KafkaProcess(int port, int brokers, boolean sasl, Map<String, String> extra) {
+    this(port, brokers, sasl, false, extra);
+  }
+
+  private KafkaProcess(
+      int port, int brokers, boolean sasl, boolean proxied, Map<String, String> extra) {
     this.controllerPort = FreePorts.next();
     this.sasl = sasl;
+    this.proxy = proxied ? TcpProxy.to(FreePorts.next()) : null;
     try {
       directory = Files.createTempDirectory("courier-kafka-process-");
       for (int id = 1; id <= brokers; id++) {
         int nodePort = id == 1 && port != 0 ? port : FreePorts.next();
         Path properties = directory.resolve("server-" + id + ".properties");
         StringBuilder text = new StringBuilder();
-        serverProperties(id, nodePort, directory.resolve("data-" + id), brokers, extra)
+        KafkaNodeProperties.of(
+                id,
+                nodePort,
+                directory.resolve("data-" + id),
+                brokers,
+                controllerPort,
+                sasl,
+                proxy,
+                extra)
             .forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
         Files.writeString(properties, text.toString());
         nodes.add(new Node(id, nodePort, properties));
@@ -99,53 +117,18 @@ public final class KafkaProcess implements AutoCloseable {
     return new KafkaProcess(0, brokers, false, Map.of());
   }
 
+  /**
+   * A PLAINTEXT broker, not yet started, with a second listener reached only through a {@link
+   * TcpProxy}: clients given {@link #proxiedClientSettings()} can be {@linkplain #proxy()
+   * partitioned} from it while others reach it directly, as when one node loses the network.
+   */
+  public static KafkaProcess withProxiedListener() {
+    return new KafkaProcess(0, 1, false, true, Map.of());
+  }
+
   /** A broker whose clients authenticate with SASL/SCRAM-SHA-256 and need ACLs, not started. */
   public static KafkaProcess scram() {
     return new KafkaProcess(0, 1, true, Map.of());
-  }
-
-  private Map<String, String> serverProperties(
-      int id, int port, Path data, int brokers, Map<String, String> extra) {
-    String protocol = sasl ? "SASL_PLAINTEXT" : "PLAINTEXT";
-    Map<String, String> p = new LinkedHashMap<>();
-    p.put("process.roles", id == 1 ? "broker,controller" : "broker");
-    p.put("node.id", String.valueOf(id));
-    p.put("controller.quorum.voters", "1@localhost:" + controllerPort);
-    p.put(
-        "listeners",
-        "CLIENT://localhost:"
-            + port
-            + (id == 1 ? ",CONTROLLER://localhost:" + controllerPort : ""));
-    p.put("advertised.listeners", "CLIENT://localhost:" + port);
-    p.put("listener.security.protocol.map", "CLIENT:" + protocol + ",CONTROLLER:PLAINTEXT");
-    p.put("inter.broker.listener.name", "CLIENT");
-    p.put("controller.listener.names", "CONTROLLER");
-    p.put("log.dirs", data.toString());
-    p.put("default.replication.factor", "1");
-    // Group coordinators fail over with the broker: a group's offsets outlive any one node.
-    p.put("offsets.topic.replication.factor", String.valueOf(brokers));
-    p.put("offsets.topic.num.partitions", "4");
-    p.put("transaction.state.log.replication.factor", "1");
-    p.put("transaction.state.log.min.isr", "1");
-    p.put("share.coordinator.state.topic.replication.factor", "1");
-    p.put("share.coordinator.state.topic.min.isr", "1");
-    p.put("group.initial.rebalance.delay.ms", "0");
-    // A broker restarted after a kill re-registers only once the controller has expired its old
-    // session: 9 s by default, on top of every restart a test does.
-    p.put("broker.session.timeout.ms", "3000");
-    p.put("broker.heartbeat.interval.ms", "500");
-    if (sasl) {
-      p.put("sasl.enabled.mechanisms", "SCRAM-SHA-256");
-      p.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-256");
-      p.put(
-          "listener.name.client.scram-sha-256.sasl.jaas.config", jaas(SUPER_USER, SUPER_PASSWORD));
-      p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
-      // The controller listener is the broker's own, inside this process: it connects as ANONYMOUS.
-      p.put("super.users", "User:" + SUPER_USER + ";User:ANONYMOUS");
-      p.put("allow.everyone.if.no.acl.found", "false");
-    }
-    p.putAll(extra);
-    return p;
   }
 
   /** The JAAS line a client uses to log in with SCRAM. */
@@ -241,6 +224,21 @@ public final class KafkaProcess implements AutoCloseable {
         .filter(n -> n.id == id)
         .findFirst()
         .orElseThrow(() -> new IllegalArgumentException("no broker " + id));
+  }
+
+  /** The proxy in front of the PROXIED listener ({@link #withProxiedListener()}). */
+  public TcpProxy proxy() {
+    if (proxy == null) {
+      throw new IllegalStateException("this broker has no proxied listener");
+    }
+    return proxy;
+  }
+
+  /**
+   * Client settings (without the {@code kafka.} prefix) that reach the broker through the proxy.
+   */
+  public Map<String, String> proxiedClientSettings() {
+    return Map.of("bootstrap.servers", "localhost:" + proxy().port());
   }
 
   public String bootstrapServers() {
@@ -372,6 +370,9 @@ public final class KafkaProcess implements AutoCloseable {
       if (n.process != null) {
         n.process.close();
       }
+    }
+    if (proxy != null) {
+      proxy.close();
     }
     TempDirectory.deleteQuietly(directory);
   }

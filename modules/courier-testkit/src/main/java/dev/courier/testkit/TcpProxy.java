@@ -49,6 +49,11 @@ public final class TcpProxy implements AutoCloseable {
     return server.getLocalPort();
   }
 
+  /** Where new connections go. */
+  public int target() {
+    return target;
+  }
+
   /** New connections go to {@code targetPort}; connections open now are cut. */
   public void moveTo(int targetPort) {
     this.target = targetPort;

@@ -15,21 +15,13 @@ import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
-/** The testkit's own failing parts: brokers and databases a test can kill, freeze and restart. */
+/**
+ * The testkit's own failing parts: brokers and databases a test can kill, crash and secure. A
+ * {@link KafkaProcess} killed, restarted and frozen is every broker-fault test's first step ({@code
+ * BrokerFaultsIT}, {@code ConsumerOutagesIT}, {@code MonitorOutageIT}), so it is not done here a
+ * second time: each module waits for this one.
+ */
 class ProcessInfraIT {
-
-  @Test
-  void aBrokerProcessSurvivesAKillAndComesBackOnItsPort() throws Exception {
-    try (KafkaProcess kafka = KafkaProcess.plaintext().start()) {
-      kafka.createTopic("kept", 2);
-      kafka.kill();
-      kafka.start();
-      assertThat(kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS)).contains("kept");
-      kafka.freeze();
-      kafka.thaw();
-      assertThat(kafka.admin().describeCluster().nodes().get(30, TimeUnit.SECONDS)).hasSize(1);
-    }
-  }
 
   @Test
   void aScramBrokerLetsInOnlyKnownUsersAndEnforcesAcls() throws Exception {

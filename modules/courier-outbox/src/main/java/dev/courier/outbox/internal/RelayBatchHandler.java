@@ -72,7 +72,7 @@ public final class RelayBatchHandler
     this.clock = clock;
     this.leadership = leadership;
     this.lease = Duration.ofMillis(config.getLong(OutboxRelayConfig.LEADER_LEASE_MS));
-    this.deadLetters = new DeadLetters(producer, config, metrics, leadership);
+    this.deadLetters = new DeadLetters(producer, config, metrics, leadership, this::fence);
   }
 
   @Override
@@ -130,7 +130,7 @@ public final class RelayBatchHandler
    * Goes on only while this relay leads. A lapsed lease may be a renewal in flight or PostgreSQL
    * briefly away, so it waits up to one lease for it before giving up.
    */
-  private void fence(String what) throws InterruptedException {
+  void fence(String what) throws InterruptedException {
     if (!leadership.awaitValid(lease)) {
       throw new LeadershipLost(
           "no longer the leader of slot "
@@ -204,9 +204,12 @@ public final class RelayBatchHandler
             again.get(0).eventId(),
             lastSendFailure,
             again.size() - 1);
-        metrics.resent.increment(again.size());
         // An outage or a leader election: give the cluster a moment before the resend.
         Thread.sleep(RESEND_PAUSE.toMillis());
+        // A leader cut off from Kafka and PostgreSQL may have been replaced meanwhile: its copies,
+        // landing once the network heals, would follow the new leader's newer events of a key.
+        fence("send again");
+        metrics.resent.increment(again.size());
         pending = again;
       }
     } finally {
@@ -228,27 +231,35 @@ public final class RelayBatchHandler
     private final OutboxRelayConfig config;
     private final OutboxMetrics metrics;
     private final Leadership leadership;
+    private final Fence fence;
+
+    /** Goes on only while this relay leads ({@link RelayBatchHandler#fence}). */
+    interface Fence {
+      void check(String what) throws InterruptedException;
+    }
 
     DeadLetters(
         Producer<byte[], byte[]> producer,
         OutboxRelayConfig config,
         OutboxMetrics metrics,
-        Leadership leadership) {
+        Leadership leadership,
+        Fence fence) {
       this.producer = producer;
       this.config = config;
       this.metrics = metrics;
       this.leadership = leadership;
+      this.fence = fence;
     }
 
     /** An event Kafka refused with a non-retriable error. */
-    void refused(RowRouter.Publish event, Throwable cause) {
+    void refused(RowRouter.Publish event, Throwable cause) throws InterruptedException {
       ProducerRecord<byte[], byte[]> r = event.record();
       deadLetterOrFail(
           new RowRouter.Invalid("Kafka refused it for " + r.topic() + ": " + cause, event.row()));
       LOG.debug("refused record for {}: {}", r.topic(), cause.toString());
     }
 
-    void deadLetterOrFail(RowRouter.Invalid invalid) {
+    void deadLetterOrFail(RowRouter.Invalid invalid) throws InterruptedException {
       if (config.invalidRowPolicy() == InvalidRowPolicy.FAIL) {
         throw new RelayFault(
             "outbox row "
@@ -277,15 +288,17 @@ public final class RelayBatchHandler
           invalid.reason());
     }
 
-    /** The dead letter must land; Kafka being away only delays it. */
-    private void send(ProducerRecord<byte[], byte[]> dead, RowRouter.Invalid invalid) {
+    /**
+     * The dead letter must land; Kafka being away only delays it, and only while this relay leads
+     * (a step-down's interrupt ends it as the batch's sends end: the next leader sends it).
+     */
+    private void send(ProducerRecord<byte[], byte[]> dead, RowRouter.Invalid invalid)
+        throws InterruptedException {
       while (true) {
+        fence.check("dead-letter outbox row " + invalid.eventId() + " of");
         try {
           producer.send(dead).get();
           return;
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new RelayFault("interrupted while dead-lettering outbox row " + invalid.eventId());
         } catch (ExecutionException e) {
           if (!(e.getCause() instanceof RetriableException)) {
             throw new RelayFault(
