@@ -278,6 +278,8 @@ class DocsReferencesTest {
           "courier.external.jdbc.user",
           "courier.external.jdbc.password",
           "courier.it.groups",
+          "courier.test.jvm.options",
+          "courier.worker.jvm.options",
           "courier.docs.write",
           "courier.debezium.log.level");
 

@@ -1,8 +1,12 @@
 package dev.courier.outbox;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.courier.core.CourierHeaders;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -52,5 +56,23 @@ final class OutboxFixture {
     return header == null
         ? null
         : new String(header.value(), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** The term of the relay that published a record, from its courier.relay header. */
+  static long incarnation(ConsumerRecord<?, ?> record) {
+    String relay = header(record, CourierHeaders.RELAY);
+    assertThat(relay).as("every record names its relay and term").isNotNull().contains("#");
+    return Long.parseLong(relay.substring(relay.lastIndexOf('#') + 1));
+  }
+
+  /** Commits one credit event for the account; its event id. */
+  static String write(TestDatabase db, String account) throws Exception {
+    OutboxEvent event = OutboxRelayIT.credit(account, 10).build();
+    try (Connection c = db.connection()) {
+      c.setAutoCommit(false);
+      OutboxWriter.create().write(c, event);
+      c.commit();
+    }
+    return event.eventId().toString();
   }
 }

@@ -12,7 +12,6 @@ import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
 import dev.courier.testkit.WorkerProcess;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,16 +58,16 @@ class RelayPartitionIT {
               OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         await().atMost(TIMEOUT).until(() -> standby.health().status().equals("STANDBY"));
         List<String> written = new ArrayList<>();
-        written.add(write(db, "acc-1"));
+        written.add(OutboxFixture.write(db, "acc-1"));
         awaitDelivered(kafka, topic, written);
 
         // Kafka first, so the leader holds a batch it cannot deliver and starts sending it again;
         // then PostgreSQL, whose lock session of the leader ends after the lease.
         kafka.proxy().partition();
-        written.add(write(db, "acc-1"));
+        written.add(OutboxFixture.write(db, "acc-1"));
         await().atMost(TIMEOUT).until(() -> leader.output().contains("sending it and the"));
         postgres.partition();
-        written.add(write(db, "acc-1"));
+        written.add(OutboxFixture.write(db, "acc-1"));
         awaitDelivered(kafka, topic, written);
 
         // The old leader either gives its batch up (its lease lapsed by its own clock) or sends it
@@ -87,14 +86,14 @@ class RelayPartitionIT {
         kafka.proxy().heal();
         await().atMost(TIMEOUT).until(() -> leader.output().contains("no longer the leader"));
         postgres.heal();
-        written.add(write(db, "acc-1"));
+        written.add(OutboxFixture.write(db, "acc-1"));
         awaitDelivered(kafka, topic, written);
 
         List<ConsumerRecord<String, String>> records = read(kafka, topic, Duration.ofSeconds(2));
-        long oldTerm = incarnation(records.get(0));
+        long oldTerm = OutboxFixture.incarnation(records.get(0));
         int firstOfNewTerm = -1;
         for (int i = 0; i < records.size(); i++) {
-          long term = incarnation(records.get(i));
+          long term = OutboxFixture.incarnation(records.get(i));
           if (term != oldTerm && firstOfNewTerm < 0) {
             firstOfNewTerm = i;
           }
@@ -172,20 +171,5 @@ class RelayPartitionIT {
 
   private static String id(ConsumerRecord<?, ?> record) {
     return OutboxFixture.header(record, CourierHeaders.ID);
-  }
-
-  private static long incarnation(ConsumerRecord<?, ?> record) {
-    String relay = OutboxFixture.header(record, CourierHeaders.RELAY);
-    return Long.parseLong(relay.substring(relay.lastIndexOf('#') + 1));
-  }
-
-  private static String write(TestDatabase db, String account) throws Exception {
-    OutboxEvent event = OutboxRelayIT.credit(account, 10).build();
-    try (Connection c = db.connection()) {
-      c.setAutoCommit(false);
-      OutboxWriter.create().write(c, event);
-      c.commit();
-    }
-    return event.eventId().toString();
   }
 }

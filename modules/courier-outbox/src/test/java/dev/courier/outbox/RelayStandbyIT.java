@@ -11,7 +11,6 @@ import dev.courier.testkit.TcpProxy;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.WorkerProcess;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,9 +46,9 @@ class RelayStandbyIT {
         awaitStandby(standby, fixture);
         assertThat(registry.get("courier.outbox.leader").gauge().value()).isZero();
         List<String> written = new ArrayList<>();
-        written.add(write(db, "acc-1"));
+        written.add(OutboxFixture.write(db, "acc-1"));
         List<ConsumerRecord<String, String>> first = OutboxFixture.read(kafka, topic, 1, TIMEOUT);
-        long leaderTerm = incarnation(first.get(0));
+        long leaderTerm = OutboxFixture.incarnation(first.get(0));
         assertThat(standby.health().status())
             .as("never streams beside the leader")
             .isEqualTo("STANDBY");
@@ -57,7 +56,7 @@ class RelayStandbyIT {
         long killed = System.nanoTime();
         leader.kill();
         for (int i = 0; i < 5; i++) {
-          written.add(write(db, "acc-1"));
+          written.add(OutboxFixture.write(db, "acc-1"));
         }
         awaitDelivered(kafka, topic, written);
         long takeoverMs = (System.nanoTime() - killed) / 1_000_000;
@@ -69,7 +68,8 @@ class RelayStandbyIT {
         assertThat(ids(records).stream().distinct().toList())
             .as("nothing lost, in commit order")
             .containsExactlyElementsOf(written);
-        assertThat(incarnation(records.get(records.size() - 1))).isGreaterThan(leaderTerm);
+        assertThat(OutboxFixture.incarnation(records.get(records.size() - 1)))
+            .isGreaterThan(leaderTerm);
         assertThat(takeoverMs)
             .as("a standby publishes within 10 s of the leader's kill")
             .isLessThan(10_000);
@@ -93,14 +93,15 @@ class RelayStandbyIT {
       try (OutboxRelay standby =
           OutboxRelay.create(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
         awaitStandby(standby, fixture);
-        written.add(write(db, "acc-1"));
-        long leaderTerm = incarnation(OutboxFixture.read(kafka, topic, 1, TIMEOUT).get(0));
+        written.add(OutboxFixture.write(db, "acc-1"));
+        long leaderTerm =
+            OutboxFixture.incarnation(OutboxFixture.read(kafka, topic, 1, TIMEOUT).get(0));
 
         leader.freeze();
         long frozen = System.nanoTime();
         try {
-          written.add(write(db, "acc-1"));
-          written.add(write(db, "acc-1"));
+          written.add(OutboxFixture.write(db, "acc-1"));
+          written.add(OutboxFixture.write(db, "acc-1"));
           awaitDelivered(kafka, topic, written);
           LOG.info(
               "takeover from a frozen leader (lease 4 s): delivered {} ms after SIGSTOP",
@@ -112,8 +113,8 @@ class RelayStandbyIT {
             .atMost(TIMEOUT)
             .until(() -> leader.output().contains("lost the leadership") || !leader.isAlive());
         assertThat(leader.isAlive()).as("the old leader lives on as a standby").isTrue();
-        written.add(write(db, "acc-1"));
-        written.add(write(db, "acc-1"));
+        written.add(OutboxFixture.write(db, "acc-1"));
+        written.add(OutboxFixture.write(db, "acc-1"));
         awaitDelivered(kafka, topic, written);
 
         List<ConsumerRecord<String, String>> records =
@@ -121,7 +122,7 @@ class RelayStandbyIT {
         int firstOfNewTerm = -1;
         int lastOfOldTerm = -1;
         for (int i = 0; i < records.size(); i++) {
-          long term = incarnation(records.get(i));
+          long term = OutboxFixture.incarnation(records.get(i));
           if (term == leaderTerm) {
             lastOfOldTerm = i;
           } else if (firstOfNewTerm < 0) {
@@ -154,7 +155,7 @@ class RelayStandbyIT {
       // The new leader goes; the woken one leads again. Its engine stopped after the takeover and
       // must not have stored its older position over the new leader's: that would look like a gap
       // (the slot ahead of the stored position) and the relay would refuse to start.
-      written.add(write(db, "acc-1"));
+      written.add(OutboxFixture.write(db, "acc-1"));
       awaitDelivered(kafka, topic, written);
       await()
           .atMost(TIMEOUT)
@@ -181,16 +182,17 @@ class RelayStandbyIT {
             OutboxRelay.create(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
       awaitStandby(standby, fixture);
       List<String> written = new ArrayList<>();
-      written.add(write(db, "acc-1"));
-      long leaderTerm = incarnation(OutboxFixture.read(kafka, topic, 1, TIMEOUT).get(0));
+      written.add(OutboxFixture.write(db, "acc-1"));
+      long leaderTerm =
+          OutboxFixture.incarnation(OutboxFixture.read(kafka, topic, 1, TIMEOUT).get(0));
 
       // Every connection the leader has to PostgreSQL, its lock's included, now hangs: no reset,
       // no answer, as when the primary's host is gone or the network is partitioned.
       network.partition();
       try {
-        written.add(write(db, "acc-1"));
+        written.add(OutboxFixture.write(db, "acc-1"));
         awaitDelivered(kafka, topic, written);
-        assertThat(incarnation(OutboxFixture.read(kafka, topic, 2, TIMEOUT).get(1)))
+        assertThat(OutboxFixture.incarnation(OutboxFixture.read(kafka, topic, 2, TIMEOUT).get(1)))
             .as("the standby took over once PostgreSQL ended the silent leader's session")
             .isGreaterThan(leaderTerm);
         // Before, its lease renewal waited for ever on the silent connection and held the
@@ -205,7 +207,7 @@ class RelayStandbyIT {
       } finally {
         network.heal();
       }
-      written.add(write(db, "acc-1"));
+      written.add(OutboxFixture.write(db, "acc-1"));
       awaitDelivered(kafka, topic, written);
       assertThat(ids(OutboxFixture.read(kafka, topic, written.size(), TIMEOUT)))
           .as("nothing lost, in commit order")
@@ -252,21 +254,5 @@ class RelayStandbyIT {
 
   private static List<String> ids(List<ConsumerRecord<String, String>> records) {
     return records.stream().map(r -> OutboxFixture.header(r, CourierHeaders.ID)).toList();
-  }
-
-  private static long incarnation(ConsumerRecord<?, ?> record) {
-    String relay = OutboxFixture.header(record, CourierHeaders.RELAY);
-    assertThat(relay).as("every record names its relay and term").isNotNull().contains("#");
-    return Long.parseLong(relay.substring(relay.lastIndexOf('#') + 1));
-  }
-
-  private static String write(TestDatabase db, String account) throws Exception {
-    OutboxEvent event = OutboxRelayIT.credit(account, 10).build();
-    try (Connection c = db.connection()) {
-      c.setAutoCommit(false);
-      OutboxWriter.create().write(c, event);
-      c.commit();
-    }
-    return event.eventId().toString();
   }
 }

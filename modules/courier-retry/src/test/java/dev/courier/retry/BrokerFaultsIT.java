@@ -166,16 +166,9 @@ class BrokerFaultsIT {
   }
 
   private static Map<String, Object> settings(String topic, String group) {
-    Map<String, Object> settings = new HashMap<>();
-    kafka
-        .clientSettings("", "")
-        .forEach((k, v) -> settings.put(k.equals("bootstrap.servers") ? k : "kafka." + k, v));
-    settings.put(RetryConfig.GROUP_ID, group);
-    settings.put(RetryConfig.TOPIC, topic);
-    settings.put(RetryConfig.MAX_ATTEMPTS, 2);
-    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
-    settings.put(RetryConfig.BACKOFF_INITIAL_MS, 200);
-    settings.put(RetryConfig.BACKOFF_MAX_MS, 200);
+    Map<String, Object> settings =
+        LadderTestSettings.of(
+            LadderTestSettings.prefixed(kafka.clientSettings("", "")), topic, group);
     // One commit attempt gives up after 2 s, so a frozen broker fails it quickly.
     settings.put("kafka.default.api.timeout.ms", 2000);
     settings.put("kafka.request.timeout.ms", 1000);

@@ -55,7 +55,7 @@ class ForwardRefusedIT {
     send(producer, topic, "op-3", 10);
     String group = UniqueNames.group("large");
     RetryingConsumer<String, String> consumer =
-        consumer(settings(kafka.clientSettings(), topic, group));
+        consumer(LadderTestSettings.of(kafka.clientSettings(), topic, group));
     RetryProgress p =
         Running.until(consumer, x -> x.succeeded() >= 2 && x.deadLettered() >= 1, TIMEOUT);
     assertThat(p.succeeded()).isEqualTo(2);
@@ -103,14 +103,18 @@ class ForwardRefusedIT {
           AclOperation.CREATE);
       kafka.allow("worker", ResourceType.TOPIC, topic + ".dlt", AclOperation.WRITE);
       kafka.allow("worker", ResourceType.GROUP, group, AclOperation.READ);
-      Map<String, Object> superUser = prefixed(kafka.clientSettings("admin", "admin-secret"));
+      Map<String, Object> superUser =
+          LadderTestSettings.prefixed(kafka.clientSettings("admin", "admin-secret"));
       Map<String, Object> producer =
           new HashMap<String, Object>(kafka.clientSettings("admin", "admin-secret"));
       send(producer, topic, "op-1", 10);
       send(producer, topic, "op-2", 10);
       RetryingConsumer<String, String> consumer =
           consumer(
-              settings(prefixed(kafka.clientSettings("worker", "worker-secret")), topic, group));
+              LadderTestSettings.of(
+                  LadderTestSettings.prefixed(kafka.clientSettings("worker", "worker-secret")),
+                  topic,
+                  group));
       RetryProgress p = Running.until(consumer, x -> x.deadLettered() >= 2, TIMEOUT);
       assertThat(p.deadLettered()).isEqualTo(2);
       List<DltRecord> dead = dlt(superUser, db, topic);
@@ -135,25 +139,6 @@ class ForwardRefusedIT {
             })
         .meterRegistry(new SimpleMeterRegistry())
         .build();
-  }
-
-  private static Map<String, Object> settings(
-      Map<String, Object> clients, String topic, String group) {
-    Map<String, Object> settings = new HashMap<>(clients);
-    settings.put(RetryConfig.GROUP_ID, group);
-    settings.put(RetryConfig.TOPIC, topic);
-    settings.put(RetryConfig.MAX_ATTEMPTS, 2);
-    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
-    settings.put(RetryConfig.BACKOFF_INITIAL_MS, 200);
-    settings.put(RetryConfig.BACKOFF_MAX_MS, 200);
-    return settings;
-  }
-
-  /** A broker's client settings, in Courier's form (kafka.-prefixed but bootstrap.servers). */
-  private static Map<String, Object> prefixed(Map<String, String> clients) {
-    Map<String, Object> settings = new HashMap<>();
-    clients.forEach((k, v) -> settings.put(k.equals("bootstrap.servers") ? k : "kafka." + k, v));
-    return settings;
   }
 
   private static void send(Map<String, Object> producerConfig, String topic, String op, int size)

@@ -32,9 +32,21 @@ public final class JvmWorker {
   private String crashPoint;
   private String classpath = System.getProperty("java.class.path");
 
+  /**
+   * JVM options every worker of this test run gets besides its own, from the system property of
+   * this name (whitespace-separated): a build can, for example, spare its short-lived workers the
+   * optimizing compiler.
+   */
+  public static final String OPTIONS_PROPERTY = "courier.worker.jvm.options";
+
   private JvmWorker(String mainClass) {
     this.mainClass = mainClass;
     this.name = mainClass.substring(mainClass.lastIndexOf('.') + 1);
+    for (String option : System.getProperty(OPTIONS_PROPERTY, "").trim().split("\\s+")) {
+      if (!option.isEmpty()) {
+        jvmOptions.add(option);
+      }
+    }
   }
 
   /** A worker whose {@code main(String[])} is in this class. */
