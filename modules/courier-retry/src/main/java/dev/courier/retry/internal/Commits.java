@@ -212,12 +212,13 @@ public final class Commits {
               ? MAX_REVOCATION_RETRY
               : backOff.multipliedBy(2);
     }
-    partitions.forEach(pending::remove);
-    partitions.forEach(asked::remove); // an answer still to come for them is not ours to act on
-    partitions.forEach(caps::remove);
+    drop(partitions);
   }
 
-  /** Forgets partitions that were lost: their offsets can no longer be committed by us. */
+  /**
+   * Forgets partitions that were lost or handed over: their offsets can no longer be committed by
+   * us, and an answer still to come for them is not ours to act on.
+   */
   public void drop(Collection<TopicPartition> partitions) {
     partitions.forEach(pending::remove);
     partitions.forEach(asked::remove);
