@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
       RetryWorkerCommand.class,
       GroupsCommand.class,
       DltCommand.class,
+      OutboxCommand.class,
       ContractCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -60,6 +60,13 @@ class SecuredKafkaIT {
           AclOperation.READ,
           AclOperation.DESCRIBE,
           AclOperation.DESCRIBE_CONFIGS);
+      // Its positions are written in transactions under <relay name>.positions.<prefix>-cdc.
+      kafka.allow(
+          "relay",
+          ResourceType.TRANSACTIONAL_ID,
+          prefix,
+          AclOperation.WRITE,
+          AclOperation.DESCRIBE);
       kafka.addUser("worker", "worker-secret");
       kafka.allow(
           "worker",

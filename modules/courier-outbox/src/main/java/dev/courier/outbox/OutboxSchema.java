@@ -14,7 +14,9 @@ public final class OutboxSchema {
 
   public static void migrate(DataSource dataSource) {
     SqlMigrations.apply(
-        dataSource, "courier-outbox", List.of("V1__outbox_table.sql", "V2__relay_terms.sql"));
+        dataSource,
+        "courier-outbox",
+        List.of("V1__outbox_table.sql", "V2__relay_terms.sql", "V3__outbox_skips.sql"));
   }
 
   /** The tables and, for every shard after the first, a table like {@code courier_outbox}. */

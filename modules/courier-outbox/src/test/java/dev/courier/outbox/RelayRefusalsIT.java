@@ -18,7 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
@@ -86,23 +88,58 @@ class RelayRefusalsIT {
   }
 
   @Test
-  void underTheFailPolicyARefusedRowStopsTheRelayNamingIt(KafkaBroker kafka, TestDatabase db)
-      throws Exception {
+  void underTheFailPolicyARefusedRowStopsTheRelayBeforeAnythingAfterItAndASkipPassesIt(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
     OutboxFixture fixture = new OutboxFixture(kafka, db);
+    OutboxEvent huge =
+        OutboxRelayIT.credit("acc-3", 2)
+            .json("{\"pad\":\"" + "x".repeat(2_000_000) + "\"}")
+            .build();
     try (OutboxRelay relay = start(fixture)) {
-      OutboxEvent huge =
-          OutboxRelayIT.credit("acc-3", 1)
-              .json("{\"pad\":\"" + "x".repeat(2_000_000) + "\"}")
-              .build();
-      write(db, huge);
+      write(
+          db,
+          OutboxRelayIT.credit("acc-3", 1).build(),
+          huge,
+          OutboxRelayIT.credit("acc-3", 3).build(),
+          OutboxRelayIT.credit("acc-4", 4).build());
       await().atMost(TIMEOUT).until(() -> relay.failure() != null);
       assertThat(relay.failure())
           .isInstanceOf(RelayFault.class)
           .hasMessageContaining(huge.eventId().toString())
-          .hasMessageContaining("outbox.invalid.row.policy=fail");
+          .hasMessageContaining("outbox.invalid.row.policy=fail")
+          .hasMessageContaining("courier outbox skip " + huge.eventId());
       assertThat(relay.health().live()).isFalse();
       assertThat(relay.health().reason()).contains(huge.eventId().toString());
     }
+    // Nothing after the refused row reached Kafka: once it is dealt with, the row comes first.
+    assertThat(endOffset(kafka, fixture.topic("account"))).isEqualTo(1);
+
+    OutboxSkips.Skip skip =
+        OutboxSkips.skip(fixture.settings, huge.eventId(), "ops", "over every limit, ticket 42");
+    assertThat(OutboxSkips.list(fixture.settings)).containsExactly(skip);
+    try (OutboxRelay relay = start(fixture)) {
+      List<ConsumerRecord<String, String>> dead =
+          OutboxFixture.read(kafka, fixture.prefix + ".outbox.dlt", 1, TIMEOUT);
+      assertThat(dead).hasSize(1);
+      assertThat(OutboxFixture.header(dead.get(0), CourierHeaders.ID))
+          .isEqualTo(huge.eventId().toString());
+      assertThat(OutboxFixture.header(dead.get(0), CourierHeaders.REASON))
+          .startsWith("skipped by ops at ")
+          .endsWith(": over every limit, ticket 42");
+      assertThat(values(OutboxFixture.read(kafka, fixture.topic("account"), 3, TIMEOUT)))
+          .containsExactly("{\"amount\":1}", "{\"amount\":3}", "{\"amount\":4}");
+      assertThat(relay.health().ready()).isTrue();
+    }
+  }
+
+  private static long endOffset(KafkaBroker kafka, String topic) throws Exception {
+    TopicPartition tp = new TopicPartition(topic, 0);
+    return kafka
+        .admin()
+        .listOffsets(Map.of(tp, OffsetSpec.latest()))
+        .partitionResult(tp)
+        .get(30, TimeUnit.SECONDS)
+        .offset();
   }
 
   @Test

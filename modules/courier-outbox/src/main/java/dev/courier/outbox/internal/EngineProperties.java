@@ -17,7 +17,19 @@ public final class EngineProperties {
   public static Properties of(OutboxRelayConfig config, String offsetFence) {
     Properties p = of(config);
     p.setProperty(FencedOffsetStore.FENCE, offsetFence);
+    p.setProperty(FencedOffsetStore.TRANSACTIONAL_ID, positionsTransactionalId(config));
+    // Positions are written in transactions; one a fenced leader left open is never read.
+    p.setProperty("isolation.level", "read_committed");
     return p;
+  }
+
+  /**
+   * The transactional id every replica of one relay stores its positions under ({@link
+   * PositionWriter}): {@code <outbox.relay.name>.positions.<cdc prefix>}, so a prefixed ACL on the
+   * relay's name covers it.
+   */
+  public static String positionsTransactionalId(OutboxRelayConfig config) {
+    return config.getString(OutboxRelayConfig.RELAY_NAME) + ".positions." + config.cdcPrefix();
   }
 
   /** The settings of an engine that stores its positions unfenced (a lone relay, a benchmark). */

@@ -29,11 +29,18 @@ import org.slf4j.LoggerFactory;
  * takeover when its engine stops, over the newer ones of the new leader: the next start would find
  * the slot ahead of the stored position and refuse it as a gap. A refused flush keeps its positions
  * for the next one, so an outage only delays them.
+ *
+ * <p>The lease is checked before the write, and a write may still be on its way when the lease
+ * goes: with {@link #TRANSACTIONAL_ID} set, positions are written in Kafka transactions ({@link
+ * PositionWriter}) that the next leader's first write fences, so a late one never lands.
  */
 public final class FencedOffsetStore implements OffsetBackingStore {
 
   /** The engine property naming the fence (the relay's leadership) in {@link #register}. */
   public static final String FENCE = "courier.offset.fence";
+
+  /** The engine property naming the transactional id the relay's replicas store positions under. */
+  public static final String TRANSACTIONAL_ID = "courier.offset.transactional.id";
 
   private static final Logger LOG = LoggerFactory.getLogger(FencedOffsetStore.class);
   private static final Map<String, BooleanSupplier> FENCES = new ConcurrentHashMap<>();
@@ -42,6 +49,11 @@ public final class FencedOffsetStore implements OffsetBackingStore {
   private final Function<Map<String, String>, OffsetBackingStore> stores;
   private OffsetBackingStore delegate;
   private BooleanSupplier leads;
+
+  /**
+   * Writes the positions of a fenced engine with a transactional id; null: the Kafka store does.
+   */
+  private PositionWriter writer;
 
   /** The admin client the Kafka store creates its topic with, closed with the store. */
   private SharedTopicAdmin admin;
@@ -76,6 +88,12 @@ public final class FencedOffsetStore implements OffsetBackingStore {
         fence == null ? () -> true : () -> FENCES.getOrDefault(fence, () -> false).getAsBoolean();
     delegate = stores.apply(properties);
     delegate.configure(config);
+    String transactionalId = properties.get(TRANSACTIONAL_ID);
+    if (fence != null && transactionalId != null) {
+      writer =
+          new PositionWriter(
+              properties, properties.get("offset.storage.topic"), transactionalId, leads);
+    }
   }
 
   @Override
@@ -86,6 +104,9 @@ public final class FencedOffsetStore implements OffsetBackingStore {
   @Override
   public void stop() {
     try {
+      if (writer != null) {
+        writer.close();
+      }
       delegate.stop();
     } finally {
       if (admin != null) {
@@ -135,7 +156,7 @@ public final class FencedOffsetStore implements OffsetBackingStore {
       }
       return CompletableFuture.failedFuture(refused);
     }
-    return delegate.set(values, callback);
+    return writer != null ? writer.write(values, callback) : delegate.set(values, callback);
   }
 
   @Override

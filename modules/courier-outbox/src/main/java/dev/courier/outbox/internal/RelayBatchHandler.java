@@ -5,19 +5,18 @@ import dev.courier.core.CrashPoints;
 import dev.courier.outbox.InvalidRowPolicy;
 import dev.courier.outbox.OutboxRelay;
 import dev.courier.outbox.OutboxRelayConfig;
-import dev.courier.outbox.RelayFault;
+import dev.courier.outbox.OutboxSkips;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -48,12 +47,16 @@ public final class RelayBatchHandler
   private final Clock clock;
   private final Leadership leadership;
   private final Duration lease;
+  private final boolean stopsAtRefusal;
 
   /** When the batch now waiting for Kafka started waiting, or 0 when none waits. */
   private volatile long waitingSince;
 
   private volatile long lastAckMillis;
   private volatile String lastSendFailure;
+
+  /** Events operators skipped ({@link SkippedEvents}), by event id, as of the engine's start. */
+  private volatile Map<String, OutboxSkips.Skip> skips = Map.of();
 
   /** The start whose first batch is still to come, or null. */
   private volatile StartPhases starting;
@@ -72,6 +75,7 @@ public final class RelayBatchHandler
     this.clock = clock;
     this.leadership = leadership;
     this.lease = Duration.ofMillis(config.getLong(OutboxRelayConfig.LEADER_LEASE_MS));
+    this.stopsAtRefusal = config.invalidRowPolicy() == InvalidRowPolicy.FAIL;
     this.deadLetters = new DeadLetters(producer, config, metrics, leadership, this::fence);
   }
 
@@ -86,7 +90,11 @@ public final class RelayBatchHandler
     byte[] relay = leadership.header();
     for (RecordChangeEvent<SourceRecord> change : changes) {
       RowRouter.Routed routed = router.route(change.record());
-      if (routed instanceof RowRouter.Publish p) {
+      RowRouter.Row row = rowOf(routed);
+      OutboxSkips.Skip skip = row == null ? null : skips.get(row.eventId());
+      if (skip != null) {
+        deadLetters.skipped(row, skip);
+      } else if (routed instanceof RowRouter.Publish p) {
         p.record().headers().add(CourierHeaders.RELAY, relay);
         publish.add(p);
         metrics.commitToCapture.record(Duration.ofMillis(Math.max(0, received - p.commitMillis())));
@@ -119,6 +127,11 @@ public final class RelayBatchHandler
                     start.describe());
               });
     }
+  }
+
+  /** The skips the engine about to start passes ({@link SkippedEvents#load}). */
+  public void skips(Map<String, OutboxSkips.Skip> skips) {
+    this.skips = Map.copyOf(skips);
   }
 
   /** The next batch relayed ends this start: its phases are logged and timed. */
@@ -171,10 +184,18 @@ public final class RelayBatchHandler
       while (!pending.isEmpty()) {
         List<Future<RecordMetadata>> acks = new ArrayList<>(pending.size());
         for (RowRouter.Publish event : pending) {
-          acks.add(producer.send(event.record()));
+          Future<RecordMetadata> ack = producer.send(event.record());
+          acks.add(ack);
+          // Under 'fail' nothing after a refused row may reach Kafka before the stop, or it would
+          // come before the row once the cause is fixed. The producer refuses a record too large
+          // for max.request.size, for a topic name Kafka does not allow or may not be written
+          // while send() runs: no later record is sent then.
+          if (stopsAtRefusal && refusedAtOnce(ack)) {
+            break;
+          }
         }
         int resendFrom = -1;
-        for (int i = 0; i < pending.size() && resendFrom < 0; i++) {
+        for (int i = 0; i < acks.size() && resendFrom < 0; i++) {
           RowRouter.Publish event = pending.get(i);
           try {
             acks.get(i)
@@ -217,109 +238,33 @@ public final class RelayBatchHandler
     }
   }
 
+  private static RowRouter.Row rowOf(RowRouter.Routed routed) {
+    if (routed instanceof RowRouter.Publish p) {
+      return p.row();
+    }
+    return routed instanceof RowRouter.Invalid invalid ? invalid.row() : null;
+  }
+
+  private static boolean refusedAtOnce(Future<RecordMetadata> ack) {
+    if (!ack.isDone()) {
+      return false;
+    }
+    try {
+      ack.get();
+      return false;
+    } catch (ExecutionException e) {
+      return !(e.getCause() instanceof RetriableException);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   private void acknowledged(RowRouter.Publish event) {
     long now = clock.millis();
     lastAckMillis = now;
     metrics.relayed.increment();
     metrics.commitToAck.record(Duration.ofMillis(Math.max(0, now - event.commitMillis())));
     metrics.lastEventMillis.set(event.commitMillis());
-  }
-
-  /** Rows Kafka will never take, by {@code outbox.invalid.row.policy}. */
-  static final class DeadLetters {
-    private final Producer<byte[], byte[]> producer;
-    private final OutboxRelayConfig config;
-    private final OutboxMetrics metrics;
-    private final Leadership leadership;
-    private final Fence fence;
-
-    /** Goes on only while this relay leads ({@link RelayBatchHandler#fence}). */
-    interface Fence {
-      void check(String what) throws InterruptedException;
-    }
-
-    DeadLetters(
-        Producer<byte[], byte[]> producer,
-        OutboxRelayConfig config,
-        OutboxMetrics metrics,
-        Leadership leadership,
-        Fence fence) {
-      this.producer = producer;
-      this.config = config;
-      this.metrics = metrics;
-      this.leadership = leadership;
-      this.fence = fence;
-    }
-
-    /** An event Kafka refused with a non-retriable error. */
-    void refused(RowRouter.Publish event, Throwable cause) throws InterruptedException {
-      ProducerRecord<byte[], byte[]> r = event.record();
-      deadLetterOrFail(
-          new RowRouter.Invalid("Kafka refused it for " + r.topic() + ": " + cause, event.row()));
-      LOG.debug("refused record for {}: {}", r.topic(), cause.toString());
-    }
-
-    void deadLetterOrFail(RowRouter.Invalid invalid) throws InterruptedException {
-      if (config.invalidRowPolicy() == InvalidRowPolicy.FAIL) {
-        throw new RelayFault(
-            "outbox row "
-                + invalid.eventId()
-                + " cannot be published: "
-                + invalid.reason()
-                + " ("
-                + OutboxRelayConfig.INVALID_ROW_POLICY
-                + "=fail: the relay stops here and skips nothing; fix or delete the row, or set"
-                + " it to dead-letter)");
-      }
-      ProducerRecord<byte[], byte[]> dead =
-          new ProducerRecord<>(
-              config.deadLetterTopic(),
-              invalid.eventId().getBytes(StandardCharsets.UTF_8),
-              DeadLetterEnvelope.of(invalid.row(), invalid.reason(), maxRequestSize()));
-      dead.headers().add(CourierHeaders.ID, invalid.eventId().getBytes(StandardCharsets.UTF_8));
-      dead.headers().add(CourierHeaders.REASON, invalid.reason().getBytes(StandardCharsets.UTF_8));
-      dead.headers().add(CourierHeaders.RELAY, leadership.header());
-      send(dead, invalid);
-      metrics.deadLettered.increment();
-      LOG.warn(
-          "outbox row {} dead-lettered to {}: {}",
-          invalid.eventId(),
-          config.deadLetterTopic(),
-          invalid.reason());
-    }
-
-    /**
-     * The dead letter must land; Kafka being away only delays it, and only while this relay leads
-     * (a step-down's interrupt ends it as the batch's sends end: the next leader sends it).
-     */
-    private void send(ProducerRecord<byte[], byte[]> dead, RowRouter.Invalid invalid)
-        throws InterruptedException {
-      while (true) {
-        fence.check("dead-letter outbox row " + invalid.eventId() + " of");
-        try {
-          producer.send(dead).get();
-          return;
-        } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof RetriableException)) {
-            throw new RelayFault(
-                "outbox row "
-                    + invalid.eventId()
-                    + " cannot be dead-lettered to "
-                    + config.deadLetterTopic()
-                    + ": "
-                    + e.getCause());
-          }
-          LOG.warn(
-              "dead letter of {} not taken yet ({}); again",
-              invalid.eventId(),
-              e.getCause().toString());
-        }
-      }
-    }
-
-    private int maxRequestSize() {
-      Object size = config.clients().producer().get("max.request.size");
-      return size == null ? 1_048_576 : Integer.parseInt(String.valueOf(size));
-    }
   }
 }

@@ -153,6 +153,7 @@ public final class RelaySupervisor implements Runnable {
     positioned = false;
     term.leadership().takeSlot(Duration.ofSeconds(10));
     start.mark("slot");
+    handler.skips(SkippedEvents.load(postgres));
     handler.reportStart(start);
     state.waiting(
         "STARTING",

@@ -45,6 +45,8 @@ public final class StoredPosition {
     String name = config.getString(OutboxRelayConfig.RELAY_NAME);
     Map<String, Object> settings = config.clients().consumer();
     settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    // What a fenced leader's aborted transaction wrote is not a position (PositionWriter).
+    settings.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     settings.put(ConsumerConfig.CLIENT_ID_CONFIG, name + "-position");
     KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer());
