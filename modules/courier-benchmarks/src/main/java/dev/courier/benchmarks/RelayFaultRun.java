@@ -4,10 +4,13 @@ import dev.courier.cli.Courier;
 import dev.courier.outbox.OutboxEvent;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxWriter;
+import dev.courier.testkit.FreePorts;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaProcess;
 import dev.courier.testkit.PostgresProcess;
+import dev.courier.testkit.RawHttp;
 import dev.courier.testkit.SettingsFile;
+import dev.courier.testkit.TcpProxy;
 import dev.courier.testkit.UniqueNames;
 import dev.courier.testkit.WorkerProcess;
 import java.nio.file.Path;
@@ -15,20 +18,17 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -36,13 +36,19 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * A seeded, randomized fault run for the outbox relay as deployed: {@code courier relay} in its own
- * JVM, PostgreSQL and a broker in theirs, a writer committing events for 20 keys at a steady rate,
- * and a consumer reading them. Meanwhile the relay is SIGKILLed and SIGTERMed and started again,
- * the broker is killed and restarted, and PostgreSQL crashes and recovers, at moments the seed
- * picks. It reports events committed, delivered, lost (must be 0), duplicates, per-key order
- * violations (must be 0: the first copy of each event arrives in commit order per key) and recovery
- * times, and fails if anything was lost or reordered.
+ * A seeded, randomized fault run for the outbox relay as deployed: two {@code courier relay}
+ * replicas on one slot, each in its own JVM (one reaching PostgreSQL and the broker through {@link
+ * TcpProxy}s, so the network between it and both can be cut), PostgreSQL and a broker in theirs, a
+ * writer committing events for 20 keys at a steady rate, and consumers reading the events and the
+ * dead letters. Meanwhile, at moments the seed picks: a replica is SIGKILLed or SIGTERMed and
+ * started again, the broker is killed and restarted, PostgreSQL crashes and recovers, the leader is
+ * frozen (SIGSTOP) past its lease and woken, the proxied replica is cut off from PostgreSQL and
+ * Kafka together past its lease and healed, and an event too large for Kafka is written (the run's
+ * {@code outbox.invalid.row.policy=dead-letter} parks it). It reports, in all and per fault kind
+ * (each event charged to the fault under way when it was committed), events committed, lost (must
+ * be 0: neither delivered nor parked) and per-key order violations (must be 0: the first copy of
+ * each event arrives in commit order per key), and recovery times, and fails if anything was lost
+ * or reordered.
  *
  * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
  * dev.courier.benchmarks.RelayFaultRun [seed] [seconds of writing] [events/s]}
@@ -50,25 +56,23 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 public final class RelayFaultRun {
 
   private static final int KEYS = 20;
+  private static final Duration LEASE = Duration.ofSeconds(4);
 
   private final long seed;
   private final int seconds;
   private final int perSecond;
   private final Random random;
   private final List<String> events = new ArrayList<>();
-  private final Map<String, Long> committedAt = new ConcurrentHashMap<>();
-  private final Map<String, List<Long>> deliveredSeq = new ConcurrentHashMap<>();
-  private final AtomicLong delivered = new AtomicLong();
+  private final DeliveryLedger ledger = new DeliveryLedger();
 
-  /** Events committed after this instant count as new for a recovery measurement. */
-  private volatile long watchFrom = Long.MAX_VALUE;
+  /** The events written too large for Kafka, by event id: they belong in the dead letters. */
+  private final Map<String, String> oversized = new ConcurrentHashMap<>();
 
-  /** When the first new event arrived, or 0. */
-  private final AtomicLong firstNew = new AtomicLong();
-
-  private final List<Double> relayRecoveries = new ArrayList<>();
-  private final List<Double> brokerRecoveries = new ArrayList<>();
-  private final List<Double> postgresRecoveries = new ArrayList<>();
+  private final AtomicBoolean writeOversized = new AtomicBoolean();
+  private final Map<String, List<Double>> recoveries = new TreeMap<>();
+  private final WorkerProcess[] relays = new WorkerProcess[2];
+  private final Path[] configs = new Path[2];
+  private final int[] httpPorts = {FreePorts.next(), FreePorts.next()};
   private long t0;
 
   private RelayFaultRun(long seed, int seconds, int perSecond) {
@@ -88,153 +92,185 @@ public final class RelayFaultRun {
   private void run() throws Exception {
     List<String> notes = new ArrayList<>();
     try (PostgresProcess pg = PostgresProcess.builder().build().start();
-        KafkaProcess kafka = KafkaProcess.plaintext().start()) {
+        KafkaProcess kafka = KafkaProcess.withProxiedListener().start();
+        TcpProxy database = TcpProxy.to(pg.port())) {
       String prefix = UniqueNames.topic("faults").replace('-', '_');
       Map<String, String> settings = new LinkedHashMap<>();
       settings.putAll(
           OutboxRelayConfig.settings(
               kafka.bootstrapServers(), pg.jdbcUrl("postgres"), "postgres", "postgres", prefix));
-      settings.put("relay.http.port", "0");
       settings.put(OutboxRelayConfig.STARTUP_BACKOFF_MAX_MS, "1000");
       settings.put(OutboxRelayConfig.DELIVERY_TIMEOUT_MS, "10000");
-      Path config = SettingsFile.write(settings);
+      settings.put(OutboxRelayConfig.LEADER_LEASE_MS, String.valueOf(LEASE.toMillis()));
+      settings.put(OutboxRelayConfig.INVALID_ROW_POLICY, "dead-letter");
+      Map<String, String> cutOff = new LinkedHashMap<>(settings);
+      cutOff.put(
+          OutboxRelayConfig.BOOTSTRAP_SERVERS,
+          kafka.proxiedClientSettings().get("bootstrap.servers"));
+      cutOff.put(OutboxRelayConfig.DATABASE_PORT, String.valueOf(database.port()));
+      cutOff.put("relay.http.port", String.valueOf(httpPorts[0]));
+      settings.put("relay.http.port", String.valueOf(httpPorts[1]));
+      configs[0] = SettingsFile.write(cutOff);
+      configs[1] = SettingsFile.write(settings);
       String topic = prefix + ".account";
       kafka.createTopic(topic, 4);
       AtomicBoolean stop = new AtomicBoolean();
-      ExecutorService threads = Executors.newFixedThreadPool(2);
-      WorkerProcess relay = startRelay(config);
+      ExecutorService threads = Executors.newFixedThreadPool(3);
+      relays[0] = startRelay(0);
       t0 = System.nanoTime();
       try {
         // Rows committed before the slot exists are not captured: write once the relay streams.
         awaitSlot(pg, settings.get(OutboxRelayConfig.SLOT_NAME));
-        threads.submit(() -> consume(kafka, topic, stop));
+        relays[1] = startRelay(1);
+        threads.submit(() -> consume(kafka, List.of(topic, prefix + ".outbox.dlt"), stop));
         var writing = threads.submit(() -> write(pg, stop));
         long end = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
         while (System.nanoTime() < end) {
           // The next fault comes 3 to 8 s later; the schedule is the point of a fault run.
           LockSupport.parkNanos(Duration.ofMillis(3_000 + random.nextInt(5_000)).toNanos());
-          relay = fault(relay, config, pg, kafka);
+          fault(pg, kafka, database);
         }
         stop.set(true);
         writing.get();
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (!allDelivered() && System.nanoTime() < deadline) {
+        while (!ledger.allAccountedFor() && System.nanoTime() < deadline) {
           LockSupport.parkNanos(Duration.ofMillis(200).toNanos()); // polling for the drain
         }
       } finally {
         stop.set(true);
-        relay.terminate(Duration.ofSeconds(60));
+        for (WorkerProcess relay : relays) {
+          if (relay != null) {
+            relay.terminate(Duration.ofSeconds(60));
+          }
+        }
         threads.shutdownNow();
       }
     }
-    Set<String> seen = new HashSet<>();
-    long lost = 0;
-    for (String id : committedAt.keySet()) {
-      String[] parts = id.split(":");
-      List<Long> got = deliveredSeq.getOrDefault(parts[0], List.of());
-      if (!got.contains(Long.parseLong(parts[1]))) {
-        lost++;
-      }
-    }
-    long violations = 0;
-    long distinct = 0;
-    for (var e : deliveredSeq.entrySet()) {
-      long highest = -1;
-      for (long seq : e.getValue()) {
-        if (seen.add(e.getKey() + ":" + seq)) {
-          distinct++;
-          if (seq < highest) {
-            violations++;
-          }
-          highest = Math.max(highest, seq);
-        }
-      }
-    }
+    DeliveryLedger.Result result = ledger.result();
     notes.add(
         String.format(
             Locale.ROOT,
-            "seed %d, %d s of writing at %d events/s: committed %d, delivered %d (distinct %d),"
-                + " lost %d (target 0), duplicates %d, per-key order violations %d (target 0)",
+            "seed %d, %d s of writing at %d events/s, two replicas: committed %d, delivered %d"
+                + " (distinct %d), parked in the DLT %d (written too large), lost %d (target 0),"
+                + " duplicates %d, per-key order violations %d (target 0)",
             seed,
             seconds,
             perSecond,
-            committedAt.size(),
-            delivered.get(),
-            distinct,
-            lost,
-            delivered.get() - distinct,
-            violations));
+            result.committed(),
+            result.delivered(),
+            result.distinct(),
+            ledger.parked(),
+            result.lost(),
+            result.delivered() - result.distinct(),
+            result.violations()));
+    notes.add("by the fault under way at commit: " + String.join("; ", result.perKind()));
+    List<String> times = new ArrayList<>();
+    recoveries.forEach((kind, s) -> times.add(kind + " " + DeliveryLedger.summary(s)));
     notes.add(
-        "recovery, from the start or return to the first new event delivered: relay restarts "
-            + summary(relayRecoveries)
-            + " (target: within 5 s of a start); broker restarts "
-            + summary(brokerRecoveries)
-            + "; PostgreSQL restarts "
-            + summary(postgresRecoveries));
+        "recovery, from the fault (or the return of what was killed) to the first new event"
+            + " delivered: "
+            + String.join("; ", times));
     notes.add("faults: " + String.join("; ", events));
     BenchmarkReport.write(
         Path.of("target", "benchmarks"), "relay-faults", "events", List.of(), List.of(), notes);
-    if (lost > 0 || violations > 0) {
+    if (result.lost() > 0 || result.violations() > 0) {
       throw new IllegalStateException(
           "relay fault run with seed "
               + seed
               + ": "
-              + lost
+              + result.lost()
               + " lost, "
-              + violations
-              + " reordered");
+              + result.violations()
+              + " reordered; "
+              + result.perKind());
     }
   }
 
-  private WorkerProcess fault(
-      WorkerProcess relay, Path config, PostgresProcess pg, KafkaProcess kafka) {
-    switch (random.nextInt(5)) {
+  private void fault(PostgresProcess pg, KafkaProcess kafka, TcpProxy database) {
+    int which = random.nextInt(2);
+    switch (random.nextInt(8)) {
       case 0, 1 -> {
-        relay.kill();
-        event("SIGKILL relay");
-        WorkerProcess next = startRelay(config);
-        relayRecoveries.add(untilNextDelivery());
-        return next;
+        relays[which].kill();
+        String kind = event("SIGKILL relay " + which + role(which), "SIGKILL relay");
+        relays[which] = startRelay(which);
+        recovered(kind);
       }
       case 2 -> {
-        relay.terminate(Duration.ofSeconds(60));
-        event("SIGTERM relay");
-        WorkerProcess next = startRelay(config);
-        relayRecoveries.add(untilNextDelivery());
-        return next;
+        relays[which].terminate(Duration.ofSeconds(60));
+        String kind = event("SIGTERM relay " + which + role(which), "SIGTERM relay");
+        relays[which] = startRelay(which);
+        recovered(kind);
       }
       case 3 -> {
         kafka.kill();
-        event("SIGKILL broker");
+        String kind = event("SIGKILL broker", "SIGKILL broker");
         LockSupport.parkNanos(Duration.ofMillis(1_000 + random.nextInt(3_000)).toNanos());
         kafka.start();
-        event("broker back");
-        brokerRecoveries.add(untilNextDelivery());
-        return relay;
+        event("broker back", kind);
+        recovered(kind);
       }
-      default -> {
+      case 4 -> {
         pg.crash();
-        event("PostgreSQL crash");
+        String kind = event("PostgreSQL crash", "PostgreSQL crash");
         LockSupport.parkNanos(Duration.ofMillis(500 + random.nextInt(2_000)).toNanos());
         pg.start();
-        event("PostgreSQL back");
-        postgresRecoveries.add(untilNextDelivery());
-        return relay;
+        event("PostgreSQL back", kind);
+        recovered(kind);
+      }
+      case 5 -> {
+        int leader = leader();
+        if (leader < 0) {
+          event("no leader to freeze", "freeze leader");
+          return;
+        }
+        relays[leader].freeze();
+        String kind = event("SIGSTOP leader " + leader, "freeze leader");
+        double takeover = ledger.untilNextDelivery();
+        relays[leader].thaw();
+        event("SIGCONT relay " + leader, kind);
+        recoveries.computeIfAbsent(kind, k -> new ArrayList<>()).add(takeover);
+      }
+      case 6 -> {
+        String kind = "partition " + (leader() == 0 ? "leader" : "standby");
+        database.partition();
+        kafka.proxy().partition();
+        event("relay 0 cut off from PostgreSQL and Kafka", kind);
+        double takeover = ledger.untilNextDelivery();
+        LockSupport.parkNanos(Duration.ofMillis(1_000 + random.nextInt(2_000)).toNanos());
+        database.heal();
+        kafka.proxy().heal();
+        event("network healed", kind);
+        recoveries.computeIfAbsent(kind, k -> new ArrayList<>()).add(takeover);
+      }
+      default -> {
+        writeOversized.set(true);
+        event("an event too large for Kafka", "refused by Kafka");
       }
     }
   }
 
-  /** Seconds until the first event committed from now on is delivered. */
-  private double untilNextDelivery() {
-    long from = System.nanoTime();
-    firstNew.set(0);
-    watchFrom = from;
-    long deadline = from + Duration.ofMinutes(2).toNanos();
-    while (firstNew.get() == 0 && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(Duration.ofMillis(20).toNanos()); // polling for the first delivery
+  private void recovered(String kind) {
+    recoveries.computeIfAbsent(kind, k -> new ArrayList<>()).add(ledger.untilNextDelivery());
+  }
+
+  /** The replica that leads and streams ({@code /health} 200), or -1 when none answers so. */
+  private int leader() {
+    for (int i = 0; i < relays.length; i++) {
+      try {
+        if (relays[i] != null
+            && RawHttp.send(httpPorts[i], "GET /health HTTP/1.1").status() == 200) {
+          return i;
+        }
+      } catch (java.io.UncheckedIOException e) {
+        // not answering: not the leader
+      }
     }
-    watchFrom = Long.MAX_VALUE;
-    return firstNew.get() == 0 ? Double.NaN : (firstNew.get() - from) / 1e9;
+    return -1;
+  }
+
+  private String role(int relay) {
+    int leader = leader();
+    return leader < 0 ? "" : leader == relay ? " (leader)" : " (standby)";
   }
 
   private static void awaitSlot(PostgresProcess pg, String slot) throws SQLException {
@@ -255,25 +291,18 @@ public final class RelayFaultRun {
     throw new IllegalStateException("the relay never created slot " + slot);
   }
 
-  private boolean allDelivered() {
-    for (String id : committedAt.keySet()) {
-      String[] parts = id.split(":");
-      if (!deliveredSeq.getOrDefault(parts[0], List.of()).contains(Long.parseLong(parts[1]))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private WorkerProcess startRelay(Path config) {
+  private WorkerProcess startRelay(int replica) {
     return JvmWorker.of(Courier.class)
-        .name("relay")
-        .args("relay", "--config", config.toString())
+        .name("relay-" + replica)
+        .args("relay", "--config", configs[replica].toString())
         .start();
   }
 
-  private void event(String what) {
+  /** Logs the fault; events committed from now on are charged to {@code kind}. */
+  private String event(String what, String kind) {
     events.add(String.format(Locale.ROOT, "%.1fs %s", (System.nanoTime() - t0) / 1e9, what));
+    ledger.faultUnderWay(kind);
+    return kind;
   }
 
   /** Commits events at a steady rate; a commit that fails is not counted as committed. */
@@ -286,20 +315,26 @@ public final class RelayFaultRun {
     while (!stop.get()) {
       int key = random.nextInt(KEYS);
       long n = seq[key]++;
+      boolean tooLarge = writeOversized.getAndSet(false);
+      // Over max.request.size: Kafka refuses it for good, and the policy parks it.
+      String pad = tooLarge ? ",\"pad\":\"" + "x".repeat(1_100_000) + "\"" : "";
+      OutboxEvent event =
+          OutboxEvent.builder()
+              .aggregate("account", "k" + key)
+              .eventType("E")
+              .json("{\"key\":\"k" + key + "\"" + pad + ",\"seq\":" + n + "}")
+              .build();
       try {
         if (c == null) {
           c = pg.dataSource("postgres").getConnection();
           c.setAutoCommit(false);
         }
-        writer.write(
-            c,
-            OutboxEvent.builder()
-                .aggregate("account", "k" + key)
-                .eventType("E")
-                .json("{\"key\":\"k" + key + "\",\"seq\":" + n + "}")
-                .build());
+        writer.write(c, event);
         c.commit();
-        committedAt.put("k" + key + ":" + n, System.nanoTime());
+        if (tooLarge) {
+          oversized.put(event.eventId().toString(), "k" + key + ":" + n);
+        }
+        ledger.committed("k" + key, n);
       } catch (SQLException e) {
         close(c);
         c = null; // PostgreSQL went away; the event may or may not be committed
@@ -326,44 +361,33 @@ public final class RelayFaultRun {
     }
   }
 
-  private void consume(KafkaProcess kafka, String topic, AtomicBoolean stop) {
+  /** Reads the events and the dead letters (keyed by event id) into the ledger. */
+  private void consume(KafkaProcess kafka, List<String> topics, AtomicBoolean stop) {
     Map<String, Object> config = new HashMap<>(kafka.clientSettings("", ""));
     config.put(ConsumerConfig.GROUP_ID_CONFIG, UniqueNames.group("faults"));
     config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
     try (KafkaConsumer<String, String> consumer =
         new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
+      consumer.subscribe(topics);
       while (!Thread.currentThread().isInterrupted()) {
         for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(100))) {
+          if (r.topic().equals(topics.get(1))) {
+            String id = oversized.get(r.key());
+            if (id != null) {
+              String[] parts = id.split(":");
+              ledger.parked(parts[0], Long.parseLong(parts[1]));
+            }
+            continue;
+          }
           String v = r.value();
           String key = v.substring(v.indexOf(":\"") + 2, v.indexOf("\","));
           long seq = Long.parseLong(v.substring(v.lastIndexOf(':') + 1, v.length() - 1));
-          deliveredSeq
-              .computeIfAbsent(key, k -> Collections.synchronizedList(new ArrayList<>()))
-              .add(seq);
-          delivered.incrementAndGet();
-          Long committed = committedAt.get(key + ":" + seq);
-          if (committed != null && committed > watchFrom) {
-            firstNew.compareAndSet(0, System.nanoTime());
-          }
+          ledger.delivered(key, seq);
         }
       }
     } catch (org.apache.kafka.common.errors.InterruptException e) {
       // the run is over
     }
-  }
-
-  private static String summary(List<Double> seconds) {
-    if (seconds.isEmpty()) {
-      return "none";
-    }
-    List<Double> sorted = new ArrayList<>(seconds);
-    Collections.sort(sorted);
-    return String.format(
-        Locale.ROOT,
-        "n=%d median %.1f s max %.1f s",
-        sorted.size(),
-        sorted.get(sorted.size() / 2),
-        sorted.get(sorted.size() - 1));
   }
 }

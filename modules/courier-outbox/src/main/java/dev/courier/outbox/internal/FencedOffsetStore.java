@@ -7,12 +7,13 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.connect.runtime.WorkerConfig;
@@ -32,7 +33,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The lease is checked before the write, and a write may still be on its way when the lease
  * goes: with {@link #TRANSACTIONAL_ID} set, positions are written in Kafka transactions ({@link
- * PositionWriter}) that the next leader's first write fences, so a late one never lands.
+ * PositionWriter}) that the next leader's first write fences, so a late one never lands, each with
+ * the server it was read from ({@link ServerIdentity}).
+ *
+ * <p>Every start of an engine's task reads its position here, Debezium's restarts of it inside a
+ * running engine included (after PostgreSQL was lost, say): {@link Fence#starting} checks the slot
+ * and the server then, before the task connects, so a restart never follows a slot the relay's own
+ * start would have refused.
  */
 public final class FencedOffsetStore implements OffsetBackingStore {
 
@@ -43,12 +50,34 @@ public final class FencedOffsetStore implements OffsetBackingStore {
   public static final String TRANSACTIONAL_ID = "courier.offset.transactional.id";
 
   private static final Logger LOG = LoggerFactory.getLogger(FencedOffsetStore.class);
-  private static final Map<String, BooleanSupplier> FENCES = new ConcurrentHashMap<>();
+  private static final Map<String, Fence> FENCES = new ConcurrentHashMap<>();
+
+  /** A fence whose relay has let go: nothing is stored. */
+  private static final Fence LET_GO = () -> false;
+
+  /** What the engines of one relay ask of it through their offset store. */
+  @FunctionalInterface
+  public interface Fence {
+    /** Whether the relay leads: only then is a position stored. */
+    boolean leads();
+
+    /** The server positions are read from now, stored with each one; empty when not known. */
+    default Optional<ServerIdentity> server() {
+      return Optional.empty();
+    }
+
+    /**
+     * An engine's task is about to start from {@code stored}: throws to stop it (the relay's start
+     * then decides, naming why).
+     */
+    default void starting(Optional<StoredPosition.Position> stored) {}
+  }
+
   private static final Duration ADMIN_CLOSE = Duration.ofSeconds(5);
 
   private final Function<Map<String, String>, OffsetBackingStore> stores;
   private OffsetBackingStore delegate;
-  private BooleanSupplier leads;
+  private String fenceId;
 
   /**
    * Writes the positions of a fenced engine with a transactional id; null: the Kafka store does.
@@ -68,10 +97,15 @@ public final class FencedOffsetStore implements OffsetBackingStore {
   }
 
   /** Registers a fence for the engines of one relay; the id goes into {@link #FENCE}. */
-  public static String register(BooleanSupplier leads) {
+  public static String register(Fence fence) {
     String id = UUID.randomUUID().toString();
-    FENCES.put(id, leads);
+    FENCES.put(id, fence);
     return id;
+  }
+
+  /** Unfenced without an id; an id whose relay has let go (unregistered) stores nothing. */
+  private Fence fence() {
+    return fenceId == null ? () -> true : FENCES.getOrDefault(fenceId, LET_GO);
   }
 
   /** Once the relay has let go of its leadership: engines still closing store nothing more. */
@@ -82,17 +116,18 @@ public final class FencedOffsetStore implements OffsetBackingStore {
   @Override
   public void configure(WorkerConfig config) {
     Map<String, String> properties = config.originalsStrings();
-    String fence = properties.get(FENCE);
-    // Unfenced without an id; an id whose relay has let go (unregistered) stores nothing.
-    leads =
-        fence == null ? () -> true : () -> FENCES.getOrDefault(fence, () -> false).getAsBoolean();
+    fenceId = properties.get(FENCE);
     delegate = stores.apply(properties);
     delegate.configure(config);
     String transactionalId = properties.get(TRANSACTIONAL_ID);
-    if (fence != null && transactionalId != null) {
+    if (fenceId != null && transactionalId != null) {
       writer =
           new PositionWriter(
-              properties, properties.get("offset.storage.topic"), transactionalId, leads);
+              properties,
+              properties.get("offset.storage.topic"),
+              transactionalId,
+              () -> fence().leads(),
+              () -> fence().server());
     }
   }
 
@@ -142,12 +177,45 @@ public final class FencedOffsetStore implements OffsetBackingStore {
 
   @Override
   public Future<Map<ByteBuffer, ByteBuffer>> get(Collection<ByteBuffer> keys) {
-    return delegate.get(keys);
+    Future<Map<ByteBuffer, ByteBuffer>> read = delegate.get(keys);
+    if (fenceId == null) {
+      return read;
+    }
+    // Debezium waits for the position before its task goes on; the check goes into that wait.
+    try {
+      Map<ByteBuffer, ByteBuffer> values = read.get();
+      fence().starting(positionIn(values));
+      return CompletableFuture.completedFuture(values);
+    } catch (ExecutionException e) {
+      return CompletableFuture.failedFuture(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(e);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** The furthest position among the values of the engine's keys. */
+  private static Optional<StoredPosition.Position> positionIn(Map<ByteBuffer, ByteBuffer> values) {
+    Optional<StoredPosition.Position> furthest = Optional.empty();
+    for (ByteBuffer value : values.values()) {
+      if (value == null) {
+        continue;
+      }
+      byte[] bytes = new byte[value.remaining()];
+      value.duplicate().get(bytes);
+      Optional<StoredPosition.Position> p = StoredPosition.Position.parse(bytes);
+      if (p.isPresent() && (furthest.isEmpty() || p.get().lsn() > furthest.get().lsn())) {
+        furthest = p;
+      }
+    }
+    return furthest;
   }
 
   @Override
   public Future<Void> set(Map<ByteBuffer, ByteBuffer> values, Callback<Void> callback) {
-    if (!leads.getAsBoolean()) {
+    if (!fence().leads()) {
       LeadershipLost refused =
           new LeadershipLost("not the leader: the position is not stored over the leader's");
       LOG.warn("{}", refused.getMessage());

@@ -1,15 +1,21 @@
 package dev.courier.outbox.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -41,11 +47,13 @@ final class PositionWriter implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(PositionWriter.class);
   private static final Duration CLOSE = Duration.ofSeconds(5);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String topic;
   private final String transactionalId;
   private final Map<String, Object> settings;
   private final BooleanSupplier leads;
+  private final Supplier<Optional<ServerIdentity>> server;
   private final ExecutorService thread;
 
   /** Opened at the first write, and again after an error that ends a transactional producer. */
@@ -55,10 +63,15 @@ final class PositionWriter implements AutoCloseable {
    * @param engine the engine's properties, whose producer settings (bootstrap, security) it uses
    */
   PositionWriter(
-      Map<String, String> engine, String topic, String transactionalId, BooleanSupplier leads) {
+      Map<String, String> engine,
+      String topic,
+      String transactionalId,
+      BooleanSupplier leads,
+      Supplier<Optional<ServerIdentity>> server) {
     this.topic = topic;
     this.transactionalId = transactionalId;
     this.leads = leads;
+    this.server = server;
     this.settings = producerSettings(engine, transactionalId);
     this.thread =
         Executors.newSingleThreadExecutor(
@@ -123,11 +136,13 @@ final class PositionWriter implements AutoCloseable {
       }
       producer = opened;
     }
+    Optional<ServerIdentity> from = server.get();
     try {
       producer.beginTransaction();
       values.forEach(
           (k, v) ->
-              producer.send(new ProducerRecord<>(topic, k == null ? null : k.array(), bytes(v))));
+              producer.send(
+                  new ProducerRecord<>(topic, k == null ? null : k.array(), stamped(v, from))));
       producer.commitTransaction();
     } catch (ProducerFencedException
         | InvalidProducerEpochException
@@ -143,8 +158,25 @@ final class PositionWriter implements AutoCloseable {
     }
   }
 
-  private static byte[] bytes(ByteBuffer value) {
-    return value == null ? null : value.array();
+  /** The value with the server it was read from ({@link ServerIdentity}), when known. */
+  private static byte[] stamped(ByteBuffer value, Optional<ServerIdentity> from) {
+    if (value == null) {
+      return null;
+    }
+    byte[] bytes = value.array();
+    if (from.isEmpty()) {
+      return bytes;
+    }
+    try {
+      JsonNode json = JSON.readTree(bytes);
+      if (!(json instanceof ObjectNode object)) {
+        return bytes;
+      }
+      from.get().addTo(object);
+      return JSON.writeValueAsBytes(object);
+    } catch (IOException e) {
+      return bytes; // not Debezium's JSON: stored as it is
+    }
   }
 
   private RuntimeException explained(KafkaException e) {

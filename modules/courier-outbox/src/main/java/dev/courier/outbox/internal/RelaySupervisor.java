@@ -6,7 +6,7 @@ import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.RelayFault;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.OptionalLong;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -52,6 +52,12 @@ public final class RelaySupervisor implements Runnable {
   /** This replica leads and checked the slot against the stored position on the caller's thread. */
   private volatile boolean positioned;
 
+  /** The server the engine reads from, as last checked; stored with every position. */
+  private volatile ServerIdentity server;
+
+  /** The start just checked the position: the engine's first task start need not again. */
+  private volatile boolean positionChecked;
+
   /** The start under way, from its first check to its first batch relayed. */
   private volatile StartPhases start = StartPhases.begin();
 
@@ -68,7 +74,7 @@ public final class RelaySupervisor implements Runnable {
     this.state = state;
     Leadership leadership = new Leadership(config, postgres);
     this.term = new LeaderTerm(config, leadership, metrics, state);
-    this.offsetFence = FencedOffsetStore.register(leadership::valid);
+    this.offsetFence = FencedOffsetStore.register(new EngineFence(leadership));
     this.handler = new RelayBatchHandler(producer, router, config, metrics, clock, leadership);
     this.checks = new SetupChecks(config, postgres, state);
     this.engine = new EngineRunner(config, offsetFence);
@@ -170,10 +176,15 @@ public final class RelaySupervisor implements Runnable {
    */
   private void checkPosition() throws Outage {
     Publication.narrow(config, postgres);
-    OptionalLong stored = StoredPosition.read(config);
+    Optional<StoredPosition.Position> stored = StoredPosition.read(config);
     start.mark("stored position");
-    SlotGapDecider.Decision decision =
-        SlotGapDecider.decide(SlotIdentity.check(config, postgres, stored), config.slotGapPolicy());
+    decide(SlotIdentity.check(config, postgres, stored));
+    positionChecked = true;
+  }
+
+  /** Goes on, goes on past a counted gap, or refuses naming the setting. */
+  private void decide(SlotIdentity.Verdict verdict) {
+    SlotGapDecider.Decision decision = SlotGapDecider.decide(verdict, config.slotGapPolicy());
     if (decision instanceof SlotGapDecider.Refuse refuse) {
       throw refuse.error();
     }
@@ -182,6 +193,54 @@ public final class RelaySupervisor implements Runnable {
       LOG.warn("{}", decision.message());
     } else {
       LOG.info("{}", decision.message());
+    }
+    server = verdict.server();
+  }
+
+  /**
+   * What the engine's offset store asks: whether this relay leads, the server to store with each
+   * position, and the check of every start of the engine's task. Debezium restarts its task inside
+   * the running engine when it lost PostgreSQL, without passing this relay's start; a failover in
+   * between would then have been followed silently.
+   */
+  private final class EngineFence implements FencedOffsetStore.Fence {
+    private final Leadership leadership;
+
+    EngineFence(Leadership leadership) {
+      this.leadership = leadership;
+    }
+
+    @Override
+    public boolean leads() {
+      return leadership.valid();
+    }
+
+    @Override
+    public Optional<ServerIdentity> server() {
+      return Optional.ofNullable(server);
+    }
+
+    @Override
+    public void starting(Optional<StoredPosition.Position> stored) {
+      if (positionChecked) {
+        positionChecked = false;
+        return;
+      }
+      Duration wait =
+          Duration.ofMillis(config.getInt(OutboxRelayConfig.POSTGRES_RECONNECT_INTERVAL_MS));
+      while (true) {
+        if (closed() || !term.leading()) {
+          return; // the engine is being stopped: nothing streams from this start
+        }
+        try {
+          decide(SlotIdentity.check(config, postgres, stored));
+          return;
+        } catch (Outage e) {
+          // As Debezium would, had it connected itself: tried again until PostgreSQL answers.
+          LOG.debug("slot check on restart: {}", e.getMessage());
+          pause(wait);
+        }
+      }
     }
   }
 

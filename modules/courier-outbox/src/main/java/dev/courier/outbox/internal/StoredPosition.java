@@ -10,7 +10,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -33,6 +32,37 @@ public final class StoredPosition {
   private StoredPosition() {}
 
   /**
+   * A stored position: Debezium's LSN, and the server it was read from when the relay stored that
+   * (absent in positions stored before the relay kept it).
+   */
+  public record Position(long lsn, Optional<ServerIdentity> server) {
+
+    /** A position without a server, as older relays stored them. */
+    public static Position at(long lsn) {
+      return new Position(lsn, Optional.empty());
+    }
+
+    /** Debezium PostgreSQL's offset value, with the relay's fields; empty when it has no LSN. */
+    public static Optional<Position> parse(byte[] value) {
+      if (value == null) {
+        return Optional.empty();
+      }
+      try {
+        JsonNode v = JSON.readTree(value);
+        long lsn = -1;
+        for (String field : new String[] {"lsn_commit", "lsn_proc", "lsn"}) {
+          if (v.hasNonNull(field)) {
+            lsn = Math.max(lsn, v.get(field).asLong());
+          }
+        }
+        return lsn < 0 ? Optional.empty() : Optional.of(new Position(lsn, ServerIdentity.of(v)));
+      } catch (IOException e) {
+        return Optional.empty();
+      }
+    }
+  }
+
+  /**
    * The LSN the relay last stored for its engine in the offset topic (Debezium's lsn_commit).
    *
    * <p>Read from the end backwards, a window at a time: the relay's own newest record is almost
@@ -40,7 +70,7 @@ public final class StoredPosition {
    * stored since the topic was last compacted (a topic is compacted only once a segment rolls, so a
    * day of positions stored every 250 ms is hundreds of thousands of records).
    */
-  public static OptionalLong read(OutboxRelayConfig config) throws Outage {
+  public static Optional<Position> read(OutboxRelayConfig config) throws Outage {
     String topic = config.getString(OutboxRelayConfig.OFFSET_STORAGE_TOPIC);
     String name = config.getString(OutboxRelayConfig.RELAY_NAME);
     Map<String, Object> settings = config.clients().consumer();
@@ -61,14 +91,15 @@ public final class StoredPosition {
       OffsetKey ours = new OffsetKey(name, config.cdcPrefix());
       // Connect keeps one key in one partition; should it show up in several, the furthest
       // position is the one a gap must be measured from.
-      OptionalLong stored = OptionalLong.empty();
+      Optional<Position> stored = Optional.empty();
       for (TopicPartition tp : parts) {
         Optional<ConsumerRecord<byte[], byte[]>> newest =
             newestOf(consumer, tp, begins.get(tp), ends.get(tp), ours, deadline);
-        if (newest.isPresent() && newest.get().value() != null) {
-          OptionalLong lsn = lsnOf(newest.get().value());
-          if (lsn.isPresent() && (stored.isEmpty() || lsn.getAsLong() > stored.getAsLong())) {
-            stored = lsn;
+        if (newest.isPresent()) {
+          Optional<Position> position = Position.parse(newest.get().value());
+          if (position.isPresent()
+              && (stored.isEmpty() || position.get().lsn() > stored.get().lsn())) {
+            stored = position;
           }
         }
       }
@@ -171,21 +202,6 @@ public final class StoredPosition {
           && server.equals(k.get(1).path("server").asText());
     } catch (IOException e) {
       return false;
-    }
-  }
-
-  private static OptionalLong lsnOf(byte[] value) {
-    try {
-      JsonNode v = JSON.readTree(value);
-      long lsn = -1;
-      for (String field : new String[] {"lsn_commit", "lsn_proc", "lsn"}) {
-        if (v.hasNonNull(field)) {
-          lsn = Math.max(lsn, v.get(field).asLong());
-        }
-      }
-      return lsn < 0 ? OptionalLong.empty() : OptionalLong.of(lsn);
-    } catch (IOException e) {
-      return OptionalLong.empty();
     }
   }
 }

@@ -8,10 +8,13 @@ import org.junit.jupiter.api.Test;
 
 class SlotGapDeciderTest {
 
+  private static final ServerIdentity SERVER = new ServerIdentity("7415", 1);
+
   private static final SlotIdentity.Verdict GAP =
-      new SlotIdentity.Verdict(true, "slot s is at 0/2000 but the stored position is 0/1000");
+      new SlotIdentity.Verdict(
+          true, "slot s is at 0/2000 but the stored position is 0/1000", SERVER);
   private static final SlotIdentity.Verdict SAME =
-      new SlotIdentity.Verdict(false, "slot s is at the stored position 0/1000");
+      new SlotIdentity.Verdict(false, "slot s is at the stored position 0/1000", SERVER);
 
   @Test
   void noGapGoesOnWhateverThePolicy() {

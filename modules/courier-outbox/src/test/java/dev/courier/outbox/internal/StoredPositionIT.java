@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -65,7 +64,7 @@ class StoredPositionIT {
       }
     }
 
-    assertThat(StoredPosition.read(config)).isEqualTo(OptionalLong.of(250));
+    assertThat(StoredPosition.read(config)).contains(StoredPosition.Position.at(250));
   }
 
   @Test
