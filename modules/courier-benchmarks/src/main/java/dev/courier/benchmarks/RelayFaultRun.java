@@ -71,6 +71,7 @@ public final class RelayFaultRun {
   private final AtomicBoolean writeOversized = new AtomicBoolean();
   private final Map<String, List<Double>> recoveries = new TreeMap<>();
   private final WorkerProcess[] relays = new WorkerProcess[2];
+  private final List<WorkerProcess> everyRelay = new ArrayList<>();
   private final Path[] configs = new Path[2];
   private final int[] httpPorts = {FreePorts.next(), FreePorts.next()};
   private long t0;
@@ -144,6 +145,7 @@ public final class RelayFaultRun {
           }
         }
         threads.shutdownNow();
+        keepOutputs();
       }
     }
     DeliveryLedger.Result result = ledger.result();
@@ -292,10 +294,23 @@ public final class RelayFaultRun {
   }
 
   private WorkerProcess startRelay(int replica) {
-    return JvmWorker.of(Courier.class)
-        .name("relay-" + replica)
-        .args("relay", "--config", configs[replica].toString())
-        .start();
+    WorkerProcess relay =
+        JvmWorker.of(Courier.class)
+            .name("relay-" + replica)
+            .args("relay", "--config", configs[replica].toString())
+            .start();
+    everyRelay.add(relay);
+    return relay;
+  }
+
+  /** Each relay process's output, for reading what a fault did to it. */
+  private void keepOutputs() throws java.io.IOException {
+    Path dir = Path.of("target", "benchmarks", "relay-faults-logs");
+    java.nio.file.Files.createDirectories(dir);
+    for (int i = 0; i < everyRelay.size(); i++) {
+      java.nio.file.Files.writeString(
+          dir.resolve("relay-process-" + i + ".log"), everyRelay.get(i).output());
+    }
   }
 
   /** Logs the fault; events committed from now on are charged to {@code kind}. */

@@ -5,13 +5,12 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
-import dev.courier.testkit.CourierInfra;
-import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.KafkaProcess;
+import dev.courier.testkit.PostgresProcess;
 import dev.courier.testkit.RecordingEndpoint;
 import dev.courier.testkit.SettingsFile;
-import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
 import dev.courier.testkit.WorkerProcess;
 import java.nio.charset.StandardCharsets;
@@ -23,12 +22,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -39,9 +41,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * A seeded, randomized fault run for a group of {@code courier retry-worker} processes: steady
  * input into four partitions, an endpoint that is slow, fails transiently at random (the same seed
  * gives the same failures) and refuses some records for good, while workers join, leave by SIGTERM
- * and are SIGKILLed at random moments. It reports records, records handled, calls, duplicates (work
- * done twice), lost records (must be 0: neither done nor dead-lettered) and the DLT by reason, and
- * fails if anything was lost.
+ * and are SIGKILLed, are frozen (SIGSTOP) past their session and woken, and are cut off from the
+ * broker (half of them reach it through a {@link dev.courier.testkit.TcpProxy}) and healed, and
+ * records too large for the ladder's tiers arrive (Kafka refuses their forward: they must be parked
+ * as {@code forward-refused}), at random moments. It reports records, records handled, calls,
+ * duplicates (work done twice), lost records (must be 0: neither done nor dead-lettered), in all
+ * and by the fault under way when the record was produced, and the DLT by reason, and fails if
+ * anything was lost. Order is no property of the ladder (a retried record comes after later ones),
+ * so none is counted here.
  *
  * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
  * dev.courier.benchmarks.WorkerGroupFaultRun [seed] [seconds of input] [records/s]}
@@ -61,6 +68,18 @@ public final class WorkerGroupFaultRun {
   private int kills;
   private int terms;
   private long t0;
+  private Path config;
+  private Path cutOffConfig;
+  private KafkaProcess broker;
+
+  /** The fault under way, charged to each record produced from then on. */
+  private volatile String fault = DeliveryLedger.NO_FAULT;
+
+  private final Set<String> tooLarge = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean produceTooLarge = new AtomicBoolean();
+
+  /** Accepted on the main topic; over max.request.size once the ladder's headers are added. */
+  private static final int LARGE = 1_048_000;
 
   private WorkerGroupFaultRun(long seed, int seconds, int perSecond) {
     this.seed = seed;
@@ -79,32 +98,40 @@ public final class WorkerGroupFaultRun {
   private void run() throws Exception {
     int records = seconds * perSecond;
     List<String> notes = new ArrayList<>();
-    try (CourierInfra infra = CourierInfra.start(InfraSettings.fromEnvironment());
-        TestDatabase db = infra.postgres().createDatabase("faults");
+    String[] producedUnder = new String[records];
+    try (PostgresProcess pg = PostgresProcess.builder().build().start();
+        KafkaProcess process = KafkaProcess.withProxiedListener().start();
         RecordingEndpoint endpoint = RecordingEndpoint.start(Duration.ofMillis(20), this::status)) {
-      KafkaBroker kafka = infra.kafka();
+      broker = process;
+      KafkaBroker kafka = process.broker();
       String topic = UniqueNames.topic("faults");
       String group = UniqueNames.group("faults");
       kafka.createTopic(topic, PARTITIONS);
-      Path config = settings(kafka, topic, group, endpoint.url());
+      config = settings(kafka.bootstrapServers(), topic, group, endpoint.url());
+      cutOffConfig =
+          settings(
+              process.proxiedClientSettings().get("bootstrap.servers"),
+              topic,
+              group,
+              endpoint.url());
       ExecutorService input = Executors.newSingleThreadExecutor();
       t0 = System.nanoTime();
       try {
         for (int i = 0; i < 3; i++) {
-          join(config);
+          join();
         }
         List<String> ladder = List.of(topic, topic + ".retry.1", topic + ".retry.2");
         // The workers create the tiers as they start; the drain below reads their lag.
         awaitTopics(kafka, ladder);
-        Future<?> producing = input.submit(() -> produce(kafka, topic, records));
+        Future<?> producing = input.submit(() -> produce(kafka, topic, records, producedUnder));
         while (!producing.isDone()) {
           // The next fault comes 1 to 4 s later; waiting is the point of a fault schedule.
           LockSupport.parkNanos(Duration.ofMillis(1_000 + random.nextInt(3_000)).toNanos());
-          chaos(config);
+          chaos();
         }
         producing.get();
         while (alive() < 2) {
-          join(config);
+          join();
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (kafka.uncommitted(group, ladder) > 0 && System.nanoTime() < deadline) {
@@ -120,7 +147,8 @@ public final class WorkerGroupFaultRun {
       }
       Map<String, Long> dlt;
       List<String> deadKeys;
-      try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
+      try (DltReplayer replayer =
+          DltReplayer.create(kafka.clientSettings(), pg.dataSource("postgres"))) {
         List<DltRecord> dead = replayer.list(topic + ".dlt", DltFilter.all());
         dlt =
             dead.stream()
@@ -131,13 +159,17 @@ public final class WorkerGroupFaultRun {
       long handled = 0;
       long duplicates = 0;
       long lost = 0;
+      Map<String, long[]> byFault = new TreeMap<>(); // {records, lost}
       for (int i = 0; i < records; i++) {
         String key = key(i);
         int done = endpoint.successes(key);
         handled += done > 0 ? 1 : 0;
         duplicates += Math.max(0, done - 1);
+        long[] kind = byFault.computeIfAbsent(producedUnder[i], k -> new long[2]);
+        kind[0]++;
         if (done == 0 && !deadKeys.contains(key)) {
           lost++;
+          kind[1]++;
         }
       }
       notes.add(
@@ -158,6 +190,16 @@ public final class WorkerGroupFaultRun {
               started,
               kills,
               terms));
+      List<String> perFault = new ArrayList<>();
+      byFault.forEach(
+          (kind, n) ->
+              perFault.add(
+                  String.format(Locale.ROOT, "%s: records %d, lost %d", kind, n[0], n[1])));
+      notes.add(
+          "by the fault under way when produced: "
+              + String.join("; ", perFault)
+              + "; records too large for the tiers: "
+              + tooLarge.size());
       notes.add("faults: " + String.join("; ", events));
       BenchmarkReport.write(
           Path.of("target", "benchmarks"), "faults", "records", List.of(), List.of(), notes);
@@ -172,6 +214,9 @@ public final class WorkerGroupFaultRun {
     if (key.startsWith("bad-")) {
       return 422;
     }
+    if (tooLarge.contains(key)) {
+      return 503; // forwarded to the first tier, which Kafka refuses for its size
+    }
     // SplittableRandom mixes its seed: neighbouring keys and calls get independent draws.
     long mixed = seed * 0x9E3779B97F4A7C15L + key.hashCode() * 0xC2B2AE3D27D4EB4FL + call;
     return new SplittableRandom(mixed).nextDouble() < 0.1 ? 503 : 204;
@@ -181,31 +226,50 @@ public final class WorkerGroupFaultRun {
     return (i % 20 == 7 ? "bad-" : "op-") + i;
   }
 
-  private void chaos(Path config) {
-    int roll = random.nextInt(10);
+  private void chaos() {
+    int roll = random.nextInt(13);
     if (roll < 3 && alive() < MAX_WORKERS) {
-      join(config);
+      join();
     } else if (roll < 5 && alive() > 1) {
       WorkerProcess w = pickAlive();
       w.terminate(Duration.ofSeconds(60));
       terms++;
-      event("SIGTERM " + w.pid());
+      event("SIGTERM " + w.pid(), "SIGTERM worker");
     } else if (roll < 7 && alive() > 1) {
       WorkerProcess w = pickAlive();
       w.kill();
       kills++;
-      event("SIGKILL " + w.pid());
+      event("SIGKILL " + w.pid(), "SIGKILL worker");
+    } else if (roll == 7 && alive() > 1) {
+      WorkerProcess w = pickAlive();
+      w.freeze();
+      event("SIGSTOP " + w.pid(), "frozen worker");
+      // Past kafka.session.timeout.ms (6 s): the group moves its partitions, then it wakes.
+      LockSupport.parkNanos(Duration.ofMillis(7_000 + random.nextInt(3_000)).toNanos());
+      w.thaw();
+      event("SIGCONT " + w.pid(), "frozen worker");
+    } else if (roll == 8) {
+      broker.proxy().partition();
+      event("workers behind the proxy cut off", "partitioned workers");
+      LockSupport.parkNanos(Duration.ofMillis(3_000 + random.nextInt(6_000)).toNanos());
+      broker.proxy().heal();
+      event("network healed", "partitioned workers");
+    } else if (roll == 9) {
+      produceTooLarge.set(true);
+      event("a record too large for the tiers", "forward refused");
     }
   }
 
-  private void join(Path config) {
+  private void join() {
+    // Every other worker reaches the broker through the proxy, so a partition cuts some off.
+    boolean cutOff = started % 2 == 1;
     WorkerProcess w =
         JvmWorker.of(Courier.class)
             .name("worker-" + (++started))
-            .args("retry-worker", "--config", config.toString())
+            .args("retry-worker", "--config", (cutOff ? cutOffConfig : config).toString())
             .start();
     workers.add(w);
-    event("join " + w.pid());
+    event("join " + w.pid() + (cutOff ? " (behind the proxy)" : ""), null);
   }
 
   private WorkerProcess pickAlive() {
@@ -217,18 +281,27 @@ public final class WorkerGroupFaultRun {
     return (int) workers.stream().filter(WorkerProcess::isAlive).count();
   }
 
-  private void event(String what) {
+  /** Logs the fault; records produced from now on are charged to {@code kind} when given. */
+  private void event(String what, String kind) {
     events.add(String.format(Locale.ROOT, "%.1fs %s", (System.nanoTime() - t0) / 1e9, what));
+    if (kind != null) {
+      fault = kind;
+    }
   }
 
-  private void produce(KafkaBroker kafka, String topic, int records) {
+  private void produce(KafkaBroker kafka, String topic, int records, String[] producedUnder) {
     try (KafkaProducer<String, String> producer =
         new KafkaProducer<>(
             kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
       long interval = TimeUnit.SECONDS.toNanos(1) / perSecond;
       for (int i = 0; i < records; i++) {
-        ProducerRecord<String, String> r =
-            new ProducerRecord<>(topic, "acc-" + (i % 97), "{\"n\":" + i + "}");
+        String value = "{\"n\":" + i + "}";
+        if (!key(i).startsWith("bad-") && produceTooLarge.getAndSet(false)) {
+          tooLarge.add(key(i));
+          value = "x".repeat(LARGE);
+        }
+        producedUnder[i] = fault;
+        ProducerRecord<String, String> r = new ProducerRecord<>(topic, "acc-" + (i % 97), value);
         r.headers().add(CourierHeaders.ID, key(i).getBytes(StandardCharsets.UTF_8));
         producer.send(r);
         LockSupport.parkNanos(interval); // steady input is the point
@@ -237,9 +310,9 @@ public final class WorkerGroupFaultRun {
     }
   }
 
-  private static Path settings(KafkaBroker kafka, String topic, String group, String url) {
+  private static Path settings(String bootstrap, String topic, String group, String url) {
     Map<String, String> settings = new LinkedHashMap<>();
-    settings.put("bootstrap.servers", kafka.bootstrapServers());
+    settings.put("bootstrap.servers", bootstrap);
     settings.put("retry.group.id", group);
     settings.put("retry.topic", topic);
     settings.put("retry.max.attempts", "3");

@@ -157,29 +157,22 @@ class RelayPrimaryFailoverIT {
         // The standby stops receiving WAL; the primary goes on, and the relay stores positions
         // the standby never sees.
         standby.execute("ALTER SYSTEM SET primary_conninfo = ''", "SELECT pg_reload_conf()");
-        await()
-            .atMost(TIMEOUT)
-            .until(
-                () -> query(standby, "SELECT count(*) FROM pg_stat_wal_receiver", null),
-                "0"::equals);
+        awaitAnswer(standby, "SELECT count(*) FROM pg_stat_wal_receiver", null, "0");
         written.add(write(database));
         // The next WAL segment: the stored position is then far ahead of the standby's.
         primary.execute("SELECT pg_switch_wal()");
         written.add(write(database));
         awaitDelivered(kafka, topic, written);
         String end = query(primary, "SELECT pg_current_wal_lsn()::text", null);
-        await()
-            .atMost(TIMEOUT)
-            .until(
-                () ->
-                    query(
-                        primary,
-                        "SELECT (confirmed_flush_lsn >= '"
-                            + end
-                            + "'::pg_lsn)::text"
-                            + " FROM pg_replication_slots WHERE slot_name = ?",
-                        settings.get(OutboxRelayConfig.SLOT_NAME)),
-                "true"::equals);
+        // Stored, too: the slot is confirmed only after the position is stored.
+        awaitAnswer(
+            primary,
+            "SELECT (confirmed_flush_lsn >= '"
+                + end
+                + "'::pg_lsn)::text"
+                + " FROM pg_replication_slots WHERE slot_name = ?",
+            settings.get(OutboxRelayConfig.SLOT_NAME),
+            "true");
 
         primary.crash();
         standby.promote();
@@ -203,30 +196,27 @@ class RelayPrimaryFailoverIT {
     }
   }
 
+  /** Waits until {@code sql} (one parameter at most) answers {@code expected} on {@code pg}. */
+  private static void awaitAnswer(
+      PostgresProcess pg, String sql, String parameter, String expected) {
+    await().atMost(TIMEOUT).until(() -> query(pg, sql, parameter), expected::equals);
+  }
+
   private static void awaitStreamingStandby(PostgresProcess primary) {
-    await()
-        .atMost(TIMEOUT)
-        .until(
-            () ->
-                query(
-                    primary,
-                    "SELECT state FROM pg_stat_replication WHERE application_name = ?",
-                    STANDBY),
-            "streaming"::equals);
+    awaitAnswer(
+        primary,
+        "SELECT state FROM pg_stat_replication WHERE application_name = ?",
+        STANDBY,
+        "streaming");
   }
 
   private static void awaitSynchronousStandby(PostgresProcess primary) {
-    await()
-        .atMost(TIMEOUT)
-        .until(
-            () ->
-                "sync"
-                    .equals(
-                        query(
-                            primary,
-                            "SELECT sync_state FROM pg_stat_replication WHERE application_name = ?"
-                                + " AND state = 'streaming'",
-                            STANDBY)));
+    awaitAnswer(
+        primary,
+        "SELECT sync_state FROM pg_stat_replication WHERE application_name = ? AND state ="
+            + " 'streaming'",
+        STANDBY,
+        "sync");
   }
 
   private static Map<String, String> settings(KafkaBroker kafka, TcpProxy database) {

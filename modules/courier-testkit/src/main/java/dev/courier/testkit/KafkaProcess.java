@@ -245,6 +245,32 @@ public final class KafkaProcess implements AutoCloseable {
     return String.join(",", nodes.stream().map(n -> "localhost:" + n.port).toList());
   }
 
+  /**
+   * This broker as the testkit's {@link KafkaBroker} (plaintext only), for code written against the
+   * shared broker: topics, client settings, a group's lag.
+   */
+  public KafkaBroker broker() {
+    if (sasl) {
+      throw new IllegalStateException("a SCRAM broker's clients need credentials");
+    }
+    return new KafkaBroker() {
+      @Override
+      public String bootstrapServers() {
+        return KafkaProcess.this.bootstrapServers();
+      }
+
+      @Override
+      public Admin admin() {
+        return KafkaProcess.this.admin();
+      }
+
+      @Override
+      public String describe() {
+        return "Kafka in its own JVM at " + bootstrapServers();
+      }
+    };
+  }
+
   /** The first node's client port. */
   public int port() {
     return nodes.get(0).port;

@@ -133,6 +133,10 @@ public final class FencedOffsetStore implements OffsetBackingStore {
 
   @Override
   public void start() {
+    if (writer != null) {
+      // Before the read of the position, which waits for any transaction left open.
+      writer.openNow();
+    }
     delegate.start();
   }
 

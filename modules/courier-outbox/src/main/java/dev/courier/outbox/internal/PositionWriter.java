@@ -47,6 +47,7 @@ final class PositionWriter implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(PositionWriter.class);
   private static final Duration CLOSE = Duration.ofSeconds(5);
+  private static final Duration TRANSACTION_TIMEOUT = Duration.ofSeconds(10);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String topic;
@@ -94,6 +95,9 @@ final class PositionWriter implements AutoCloseable {
     p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId);
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
+    // A leader gone with a transaction open (killed, cut off) holds read-committed readers back
+    // until its transaction times out, when no new leader opens the id sooner.
+    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) TRANSACTION_TIMEOUT.toMillis());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     return p;
@@ -126,16 +130,7 @@ final class PositionWriter implements AutoCloseable {
     if (!leads.getAsBoolean()) {
       throw new LeadershipLost("not the leader: the position is not stored over the leader's");
     }
-    if (producer == null) {
-      KafkaProducer<byte[], byte[]> opened = new KafkaProducer<>(settings);
-      try {
-        opened.initTransactions();
-      } catch (KafkaException e) {
-        opened.close(Duration.ZERO);
-        throw explained(e);
-      }
-      producer = opened;
-    }
+    open();
     Optional<ServerIdentity> from = server.get();
     try {
       producer.beginTransaction();
@@ -159,6 +154,43 @@ final class PositionWriter implements AutoCloseable {
   }
 
   /** The value with the server it was read from ({@link ServerIdentity}), when known. */
+  /**
+   * Opens the id, which aborts what an earlier holder left open. Before the engine reads its
+   * position, too ({@link #openNow}): a read-committed reader waits for an open transaction, and a
+   * frozen leader's would otherwise hold the new leader's start until it timed out.
+   */
+  private void open() {
+    if (producer != null) {
+      return;
+    }
+    KafkaProducer<byte[], byte[]> opened = new KafkaProducer<>(settings);
+    try {
+      opened.initTransactions();
+    } catch (KafkaException e) {
+      opened.close(Duration.ZERO);
+      throw explained(e);
+    }
+    producer = opened;
+  }
+
+  /** Opens the id now, while this relay leads; a failure is left to the first write. */
+  void openNow() {
+    try {
+      thread
+          .submit(
+              () -> {
+                if (leads.getAsBoolean()) {
+                  open();
+                }
+              })
+          .get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      LOG.warn("cannot open {} yet: {}", transactionalId, e.getCause().toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private static byte[] stamped(ByteBuffer value, Optional<ServerIdentity> from) {
     if (value == null) {
       return null;
