@@ -35,6 +35,13 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -43,12 +50,13 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * gives the same failures) and refuses some records for good, while workers join, leave by SIGTERM
  * and are SIGKILLed, are frozen (SIGSTOP) past their session and woken, and are cut off from the
  * broker (half of them reach it through a {@link dev.courier.testkit.TcpProxy}) and healed, and
- * records too large for the ladder's tiers arrive (Kafka refuses their forward: they must be parked
- * as {@code forward-refused}), at random moments. It reports records, records handled, calls,
- * duplicates (work done twice), lost records (must be 0: neither done nor dead-lettered), in all
- * and by the fault under way when the record was produced, and the DLT by reason, and fails if
- * anything was lost. Order is no property of the ladder (a retried record comes after later ones),
- * so none is counted here.
+ * records too large for the ladder's tiers arrive, and writing to the first tier is denied for a
+ * few seconds by an ACL (Kafka refuses those forwards: the records must be parked as {@code
+ * forward-refused}), at random moments. It reports records, records handled, calls, duplicates
+ * (work done twice), lost records (must be 0: neither done nor dead-lettered), in all and by the
+ * fault under way when the record was produced, and the DLT by reason, and fails if anything was
+ * lost. Order is no property of the ladder (a retried record comes after later ones), so none is
+ * counted here.
  *
  * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
  * dev.courier.benchmarks.WorkerGroupFaultRun [seed] [seconds of input] [records/s]}
@@ -69,6 +77,7 @@ public final class WorkerGroupFaultRun {
   private int terms;
   private long t0;
   private Path config;
+  private String topic;
   private Path cutOffConfig;
   private KafkaProcess broker;
 
@@ -77,6 +86,12 @@ public final class WorkerGroupFaultRun {
 
   private final Set<String> tooLarge = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean produceTooLarge = new AtomicBoolean();
+
+  /** Everything allowed to everyone until an ACL says otherwise: a DENY takes a write away. */
+  private static final Map<String, String> AUTHORIZER =
+      Map.of(
+          "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+          "allow.everyone.if.no.acl.found", "true");
 
   /** Accepted on the main topic; over max.request.size once the ladder's headers are added. */
   private static final int LARGE = 1_048_000;
@@ -100,11 +115,11 @@ public final class WorkerGroupFaultRun {
     List<String> notes = new ArrayList<>();
     String[] producedUnder = new String[records];
     try (PostgresProcess pg = PostgresProcess.builder().build().start();
-        KafkaProcess process = KafkaProcess.withProxiedListener().start();
+        KafkaProcess process = KafkaProcess.withProxiedListener(AUTHORIZER).start();
         RecordingEndpoint endpoint = RecordingEndpoint.start(Duration.ofMillis(20), this::status)) {
       broker = process;
       KafkaBroker kafka = process.broker();
-      String topic = UniqueNames.topic("faults");
+      topic = UniqueNames.topic("faults");
       String group = UniqueNames.group("faults");
       kafka.createTopic(topic, PARTITIONS);
       config = settings(kafka.bootstrapServers(), topic, group, endpoint.url());
@@ -227,7 +242,7 @@ public final class WorkerGroupFaultRun {
   }
 
   private void chaos() {
-    int roll = random.nextInt(13);
+    int roll = random.nextInt(14);
     if (roll < 3 && alive() < MAX_WORKERS) {
       join();
     } else if (roll < 5 && alive() > 1) {
@@ -257,6 +272,26 @@ public final class WorkerGroupFaultRun {
     } else if (roll == 9) {
       produceTooLarge.set(true);
       event("a record too large for the tiers", "forward refused");
+    } else if (roll == 10) {
+      denyFirstTier();
+    }
+  }
+
+  /** An ACL denies every client WRITE on the first tier for 3 to 6 s, then goes. */
+  private void denyFirstTier() {
+    AclBinding deny =
+        new AclBinding(
+            new ResourcePattern(ResourceType.TOPIC, topic + ".retry.1", PatternType.LITERAL),
+            new AccessControlEntry(
+                "User:ANONYMOUS", "*", AclOperation.WRITE, AclPermissionType.DENY));
+    try {
+      broker.admin().createAcls(List.of(deny)).all().get(30, TimeUnit.SECONDS);
+      event("WRITE on " + topic + ".retry.1 denied", "tier write denied");
+      LockSupport.parkNanos(Duration.ofMillis(3_000 + random.nextInt(3_000)).toNanos());
+      broker.admin().deleteAcls(List.of(deny.toFilter())).all().get(30, TimeUnit.SECONDS);
+      event("WRITE on " + topic + ".retry.1 allowed again", "tier write denied");
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot change the tier's ACLs: " + e, e);
     }
   }
 

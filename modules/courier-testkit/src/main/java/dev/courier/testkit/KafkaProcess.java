@@ -123,7 +123,12 @@ public final class KafkaProcess implements AutoCloseable {
    * partitioned} from it while others reach it directly, as when one node loses the network.
    */
   public static KafkaProcess withProxiedListener() {
-    return new KafkaProcess(0, 1, false, true, Map.of());
+    return withProxiedListener(Map.of());
+  }
+
+  /** As {@link #withProxiedListener()}, with these broker settings (an authorizer, say). */
+  public static KafkaProcess withProxiedListener(Map<String, String> brokerSettings) {
+    return new KafkaProcess(0, 1, false, true, brokerSettings);
   }
 
   /** A broker whose clients authenticate with SASL/SCRAM-SHA-256 and need ACLs, not started. */
