@@ -132,6 +132,30 @@ class RelayRefusalsIT {
     }
   }
 
+  @Test
+  void underTheFailPolicyARecordOverItsTopicsLimitStopsTheRelayBeforeAnythingAfterIt(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
+    OutboxFixture fixture = new OutboxFixture(kafka, db);
+    // Below the producer's max.request.size: only the broker would refuse it, after the rest.
+    kafka.createTopic(fixture.topic("account"), 1, Map.of("max.message.bytes", "100000"));
+    OutboxEvent big =
+        OutboxRelayIT.credit("acc-5", 2).json("{\"pad\":\"" + "x".repeat(200_000) + "\"}").build();
+    try (OutboxRelay relay = start(fixture)) {
+      write(
+          db,
+          OutboxRelayIT.credit("acc-5", 1).build(),
+          big,
+          OutboxRelayIT.credit("acc-5", 3).build(),
+          OutboxRelayIT.credit("acc-6", 4).build());
+      await().atMost(TIMEOUT).until(() -> relay.failure() != null);
+      assertThat(relay.failure())
+          .isInstanceOf(RelayFault.class)
+          .hasMessageContaining(big.eventId().toString())
+          .hasMessageContaining("max.message.bytes (100000)");
+    }
+    assertThat(endOffset(kafka, fixture.topic("account"))).isEqualTo(1);
+  }
+
   private static long endOffset(KafkaBroker kafka, String topic) throws Exception {
     TopicPartition tp = new TopicPartition(topic, 0);
     return kafka

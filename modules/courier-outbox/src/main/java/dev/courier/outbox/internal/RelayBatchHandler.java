@@ -13,11 +13,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -48,6 +51,7 @@ public final class RelayBatchHandler
   private final Leadership leadership;
   private final Duration lease;
   private final boolean stopsAtRefusal;
+  private final TopicLimits limits;
 
   /** When the batch now waiting for Kafka started waiting, or 0 when none waits. */
   private volatile long waitingSince;
@@ -76,6 +80,7 @@ public final class RelayBatchHandler
     this.leadership = leadership;
     this.lease = Duration.ofMillis(config.getLong(OutboxRelayConfig.LEADER_LEASE_MS));
     this.stopsAtRefusal = config.invalidRowPolicy() == InvalidRowPolicy.FAIL;
+    this.limits = new TopicLimits(config);
     this.deadLetters = new DeadLetters(producer, config, metrics, leadership, this::fence);
   }
 
@@ -184,7 +189,7 @@ public final class RelayBatchHandler
       while (!pending.isEmpty()) {
         List<Future<RecordMetadata>> acks = new ArrayList<>(pending.size());
         for (RowRouter.Publish event : pending) {
-          Future<RecordMetadata> ack = producer.send(event.record());
+          Future<RecordMetadata> ack = send(event);
           acks.add(ack);
           // Under 'fail' nothing after a refused row may reach Kafka before the stop, or it would
           // come before the row once the cause is fixed. The producer refuses a record too large
@@ -236,6 +241,33 @@ public final class RelayBatchHandler
     } finally {
       waitingSince = 0;
     }
+  }
+
+  /**
+   * Sends; under 'fail', a record the topic's limit will certainly refuse is refused here instead,
+   * before the records after it are sent ({@link TopicLimits}).
+   */
+  private Future<RecordMetadata> send(RowRouter.Publish event) {
+    if (stopsAtRefusal) {
+      OptionalInt limit = limits.exceeded(event.record());
+      if (limit.isPresent()) {
+        return CompletableFuture.failedFuture(
+            new RecordTooLargeException(
+                "at least "
+                    + TopicLimits.smallestEncoding(event.record())
+                    + " bytes, over the max.message.bytes ("
+                    + limit.getAsInt()
+                    + ") of topic "
+                    + event.record().topic()
+                    + ": the broker would refuse it"));
+      }
+    }
+    return producer.send(event.record());
+  }
+
+  /** Gives up what the handler holds (the admin client of {@link TopicLimits}). */
+  public void close() {
+    limits.close();
   }
 
   private static RowRouter.Row rowOf(RowRouter.Routed routed) {

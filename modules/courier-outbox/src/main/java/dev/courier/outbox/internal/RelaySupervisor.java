@@ -318,5 +318,6 @@ public final class RelaySupervisor implements Runnable {
     FencedOffsetStore.unregister(offsetFence);
     engine.close();
     checks.close();
+    handler.close();
   }
 }
