@@ -95,22 +95,9 @@ class RelayRefusalsIT {
         OutboxRelayIT.credit("acc-3", 2)
             .json("{\"pad\":\"" + "x".repeat(2_000_000) + "\"}")
             .build();
-    try (OutboxRelay relay = start(fixture)) {
-      write(
-          db,
-          OutboxRelayIT.credit("acc-3", 1).build(),
-          huge,
-          OutboxRelayIT.credit("acc-3", 3).build(),
-          OutboxRelayIT.credit("acc-4", 4).build());
-      await().atMost(TIMEOUT).until(() -> relay.failure() != null);
-      assertThat(relay.failure())
-          .isInstanceOf(RelayFault.class)
-          .hasMessageContaining(huge.eventId().toString())
-          .hasMessageContaining("outbox.invalid.row.policy=fail")
-          .hasMessageContaining("courier outbox skip " + huge.eventId());
-      assertThat(relay.health().live()).isFalse();
-      assertThat(relay.health().reason()).contains(huge.eventId().toString());
-    }
+    assertThat(stopsAtTheSecondOfFour(fixture, db, "acc-3", huge))
+        .hasMessageContaining("outbox.invalid.row.policy=fail")
+        .hasMessageContaining("courier outbox skip " + huge.eventId());
     // Nothing after the refused row reached Kafka: once it is dealt with, the row comes first.
     assertThat(endOffset(kafka, fixture.topic("account"))).isEqualTo(1);
 
@@ -140,20 +127,32 @@ class RelayRefusalsIT {
     kafka.createTopic(fixture.topic("account"), 1, Map.of("max.message.bytes", "100000"));
     OutboxEvent big =
         OutboxRelayIT.credit("acc-5", 2).json("{\"pad\":\"" + "x".repeat(200_000) + "\"}").build();
+    assertThat(stopsAtTheSecondOfFour(fixture, db, "acc-5", big))
+        .hasMessageContaining("max.message.bytes (100000)");
+    assertThat(endOffset(kafka, fixture.topic("account"))).isEqualTo(1);
+  }
+
+  /**
+   * Writes amounts 1 to 4 in one transaction, {@code refused} second and the fourth of another key,
+   * under {@code fail}: the relay must stop naming the refused row, and is closed.
+   */
+  private static Throwable stopsAtTheSecondOfFour(
+      OutboxFixture fixture, TestDatabase db, String key, OutboxEvent refused) throws Exception {
     try (OutboxRelay relay = start(fixture)) {
       write(
           db,
-          OutboxRelayIT.credit("acc-5", 1).build(),
-          big,
-          OutboxRelayIT.credit("acc-5", 3).build(),
-          OutboxRelayIT.credit("acc-6", 4).build());
+          OutboxRelayIT.credit(key, 1).build(),
+          refused,
+          OutboxRelayIT.credit(key, 3).build(),
+          OutboxRelayIT.credit(key + "-other", 4).build());
       await().atMost(TIMEOUT).until(() -> relay.failure() != null);
       assertThat(relay.failure())
           .isInstanceOf(RelayFault.class)
-          .hasMessageContaining(big.eventId().toString())
-          .hasMessageContaining("max.message.bytes (100000)");
+          .hasMessageContaining(refused.eventId().toString());
+      assertThat(relay.health().live()).isFalse();
+      assertThat(relay.health().reason()).contains(refused.eventId().toString());
+      return relay.failure();
     }
-    assertThat(endOffset(kafka, fixture.topic("account"))).isEqualTo(1);
   }
 
   private static long endOffset(KafkaBroker kafka, String topic) throws Exception {

@@ -13,7 +13,6 @@ import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -117,12 +116,10 @@ final class CreditFixture {
   }
 
   Map<String, Object> settings(String topic, String group) {
-    Map<String, Object> settings = new HashMap<>();
-    settings.put(RetryConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-    settings.put(RetryConfig.GROUP_ID, group);
-    settings.put(RetryConfig.TOPIC, topic);
+    Map<String, Object> settings =
+        LadderTestSettings.of(
+            Map.of(RetryConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers()), topic, group);
     settings.put(RetryConfig.MAX_ATTEMPTS, 3);
-    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
     settings.put(RetryConfig.BACKOFF_INITIAL_MS, 500);
     settings.put(RetryConfig.BACKOFF_MAX_MS, 500);
     return settings;

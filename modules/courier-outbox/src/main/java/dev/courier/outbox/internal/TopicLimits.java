@@ -50,7 +50,14 @@ final class TopicLimits implements AutoCloseable {
     if (smallest <= WORTH_ASKING) {
       return OptionalInt.empty();
     }
-    OptionalInt limit = limits.computeIfAbsent(record.topic(), this::read);
+    OptionalInt limit = limits.get(record.topic());
+    if (limit == null) {
+      limit = read(record.topic());
+      if (limit.isPresent()) {
+        // Only a limit read is kept: a topic not there yet, or Kafka away, is asked again.
+        limits.put(record.topic(), limit);
+      }
+    }
     return limit.isPresent() && smallest > limit.getAsInt() ? limit : OptionalInt.empty();
   }
 
