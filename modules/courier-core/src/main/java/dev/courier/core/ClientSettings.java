@@ -1,5 +1,6 @@
 package dev.courier.core;
 
+import dev.courier.core.internal.DistinctList;
 import dev.courier.core.internal.Failures;
 import java.util.HashMap;
 import java.util.List;
@@ -57,7 +58,7 @@ public final class ClientSettings {
         BOOTSTRAP_SERVERS,
         Type.LIST,
         ConfigDef.NO_DEFAULT_VALUE,
-        ConfigDef.ValidList.anyNonDuplicateValues(false, false),
+        new DistinctList(),
         Importance.HIGH,
         "Kafka brokers to connect to (host:port,...). Any other Kafka client setting passes with"
             + " the prefix '"

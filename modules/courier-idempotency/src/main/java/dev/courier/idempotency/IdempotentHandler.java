@@ -3,6 +3,7 @@ package dev.courier.idempotency;
 import dev.courier.core.CrashPoint;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import java.sql.Connection;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
@@ -33,6 +34,23 @@ public interface IdempotentHandler<K, V> {
    * @throws RecordEffectException the effect failed; nothing was committed
    */
   Outcome handle(ConsumerRecord<K, V> record);
+
+  /**
+   * Handles one record inside the caller's transaction, on the caller's connection: records the key
+   * and runs the effect there, and never commits, rolls back or closes it. The key and the effect
+   * then commit or roll back with whatever else the caller does in that transaction (a Spring
+   * {@code @Transactional} listener, for one). A duplicate writes nothing. The metrics count the
+   * effect as applied when it ran; a later rollback by the caller is not seen.
+   *
+   * @return {@link Outcome#APPLIED} or {@link Outcome#DUPLICATE}
+   * @throws IllegalStateException the connection is in autocommit mode (no transaction to join)
+   * @throws IdempotencyKeyReusedException the key was applied with another payload (permanent; the
+   *     refusal is recorded on a connection of the handler's own)
+   * @throws MissingOperationKeyException the record has no key (permanent)
+   * @throws PayloadNotCanonicalException the payload has no canonical form (permanent)
+   * @throws RecordEffectException the effect or the key's insert failed: roll the transaction back
+   */
+  Outcome handle(Connection connection, ConsumerRecord<K, V> record);
 
   /**
    * Handles a poll batch in one transaction, with a savepoint per record: a failing record is

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
@@ -98,6 +99,15 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
 
   @Override
   public Outcome handle(ConsumerRecord<K, V> record) {
+    return handle(record, null);
+  }
+
+  @Override
+  public Outcome handle(Connection connection, ConsumerRecord<K, V> record) {
+    return handle(record, Objects.requireNonNull(connection, "connection"));
+  }
+
+  private Outcome handle(ConsumerRecord<K, V> record, Connection callers) {
     ensureSchema();
     KeyRow row;
     try {
@@ -106,7 +116,7 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
       metrics.failed.increment();
       throw e;
     }
-    byte[] earlier = applyOnce(record, row);
+    byte[] earlier = callers == null ? applyOnce(record, row) : applyIn(callers, record, row);
     if (earlier == null) {
       metrics.processed.increment();
       return Outcome.APPLIED;
@@ -119,6 +129,28 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
       recordRejection(row, e, earlier);
       metrics.keyReuses.increment();
       throw e;
+    }
+  }
+
+  /** As {@link #applyOnce}, in the caller's transaction: no commit, no rollback. */
+  private byte[] applyIn(Connection c, ConsumerRecord<K, V> record, KeyRow row) {
+    try {
+      if (c.getAutoCommit()) {
+        throw new IllegalStateException(
+            "the idempotent store joins the caller's transaction, and the connection is in"
+                + " autocommit mode: start a transaction first (in Spring: @Transactional)");
+      }
+      byte[] earlier = KeySql.insert(c, consumer, row, clock.instant()).orElse(null);
+      if (earlier == null) {
+        effect.apply(c, record);
+      }
+      return earlier;
+    } catch (IllegalStateException e) {
+      throw e;
+    } catch (Exception e) {
+      metrics.failed.increment();
+      throw new RecordEffectException(
+          "effect of " + describe(record) + " (key '" + row.key() + "') failed: " + e, e);
     }
   }
 

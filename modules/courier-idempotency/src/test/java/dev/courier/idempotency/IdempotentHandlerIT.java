@@ -84,6 +84,37 @@ class IdempotentHandlerIT {
   }
 
   @Test
+  void inTheCallersTransactionTheKeyAndTheEffectCommitOrRollBackWithIt() throws SQLException {
+    ConsumerRecord<String, String> first = record("op-joined", "{\"account\":17,\"amount\":10}");
+    try (Connection c = db.connection()) {
+      c.setAutoCommit(false);
+      assertThat(handler.handle(c, first)).isEqualTo(Outcome.APPLIED);
+      c.rollback(); // the caller's own work failed after the handler returned
+    }
+    assertThat(lines("op-joined")).as("rolled back with the caller").isZero();
+
+    try (Connection c = db.connection()) {
+      c.setAutoCommit(false);
+      assertThat(handler.handle(c, first)).isEqualTo(Outcome.APPLIED);
+      c.commit();
+    }
+    try (Connection c = db.connection()) {
+      c.setAutoCommit(false);
+      assertThat(handler.handle(c, record("op-joined", "{\"amount\":10,\"account\":17}")))
+          .isEqualTo(Outcome.DUPLICATE);
+      c.commit();
+    }
+    assertThat(lines("op-joined")).isEqualTo(1);
+
+    try (Connection c = db.connection()) {
+      assertThatThrownBy(() -> handler.handle(c, record("op-auto", "{\"amount\":1}")))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("autocommit");
+    }
+    assertThat(lines("op-auto")).isZero();
+  }
+
+  @Test
   void keyReusedWithAnotherPayloadIsRefusedAndRecorded() throws SQLException {
     handler.handle(record("op-2", "{\"account\":17,\"amount\":10}"));
     ConsumerRecord<String, String> reuse = record("op-2", "{\"account\":17,\"amount\":99}");

@@ -1,0 +1,100 @@
+package dev.courier.spring.autoconfigure;
+
+import dev.courier.outbox.OutboxRelayConfig;
+import dev.courier.outbox.OutboxSchema;
+import dev.courier.outbox.OutboxShards;
+import dev.courier.outbox.OutboxWriter;
+import dev.courier.spring.CourierHealth;
+import dev.courier.spring.OutboxRelayLifecycle;
+import dev.courier.spring.TransactionalOutbox;
+import dev.courier.spring.internal.CourierSettings;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import java.time.Clock;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+
+/**
+ * The outbox ({@code courier.outbox.enabled}, on by default): an {@link OutboxWriter} with the
+ * shards of {@code courier.outbox.shard.count}, and a {@link TransactionalOutbox} writing through
+ * it in the caller's Spring transaction. The relay runs in the application only with {@code
+ * courier.outbox.relay.enabled=true}; the separate {@code courier relay} service is the default.
+ */
+@AutoConfiguration(
+    after = CourierAutoConfiguration.class,
+    afterName = {
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+    })
+@ConditionalOnClass({OutboxWriter.class, DataSourceUtils.class})
+@ConditionalOnBooleanProperty(name = "courier.outbox.enabled", matchIfMissing = true)
+public class CourierOutboxAutoConfiguration {
+
+  @Bean
+  @ConditionalOnMissingBean
+  OutboxWriter courierOutboxWriter(
+      CourierSettings settings, ObjectProvider<MeterRegistry> registry) {
+    int shards =
+        (Integer) settings.value(OutboxRelayConfig.configDef(), OutboxRelayConfig.SHARD_COUNT);
+    return OutboxWriter.builder()
+        .shards(OutboxShards.of(shards))
+        .meterRegistry(registry.getIfAvailable(() -> Metrics.globalRegistry))
+        .build();
+  }
+
+  /** The outbox tables, created or upgraded before anything can write to them. */
+  @Bean
+  @ConditionalOnSingleCandidate(DataSource.class)
+  @ConditionalOnBooleanProperty(name = "courier.outbox.schema.migrate", matchIfMissing = true)
+  InitializingBean courierOutboxSchema(CourierSettings settings, DataSource dataSource) {
+    int shards =
+        (Integer) settings.value(OutboxRelayConfig.configDef(), OutboxRelayConfig.SHARD_COUNT);
+    return () -> OutboxSchema.migrate(dataSource, OutboxShards.of(shards));
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnSingleCandidate(DataSource.class)
+  TransactionalOutbox courierTransactionalOutbox(OutboxWriter writer, DataSource dataSource) {
+    return new TransactionalOutbox(writer, dataSource);
+  }
+
+  /** The relay in the application: off unless asked for. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnBooleanProperty(name = "courier.outbox.relay.enabled")
+  static class RelayConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxRelayLifecycle courierOutboxRelay(
+        CourierSettings settings,
+        ObjectProvider<MeterRegistry> registry,
+        ObjectProvider<Clock> clock) {
+      return new OutboxRelayLifecycle(
+          settings.forComponent(OutboxRelayConfig.configDef(), true),
+          registry.getIfAvailable(() -> Metrics.globalRegistry),
+          clock.getIfAvailable(Clock::systemUTC));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    static class RelayHealthConfiguration {
+
+      @Bean
+      @ConditionalOnMissingBean(name = "courierRelayHealthIndicator")
+      HealthIndicator courierRelayHealthIndicator(OutboxRelayLifecycle relay) {
+        return new CourierHealth(relay::health);
+      }
+    }
+  }
+}

@@ -1,0 +1,2 @@
+/** Settings mapping and connection handling; not API. */
+package dev.courier.spring.internal;
