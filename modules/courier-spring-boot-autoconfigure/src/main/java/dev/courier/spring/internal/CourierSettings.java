@@ -52,6 +52,11 @@ public final class CourierSettings {
                   + " fencing of 'courier relay' (of several replicas one streams). Off by"
                   + " default: the separate relay service is the production default."),
           new Switch(
+              "retry.enabled",
+              true,
+              "Whether the starter configures Courier's retry ladder for @KafkaListener methods"
+                  + " (the container factory courierRetryContainerFactory)."),
+          new Switch(
               "idempotency.enabled",
               true,
               "Whether the starter configures the idempotent store for listeners"

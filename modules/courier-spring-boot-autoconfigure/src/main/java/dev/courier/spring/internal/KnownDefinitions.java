@@ -20,12 +20,19 @@ public final class KnownDefinitions {
     if (ClassUtils.isPresent("dev.courier.idempotency.IdempotencyConfig", loader)) {
       definitions.add(Idempotency.DEFINITION.get());
     }
+    if (ClassUtils.isPresent("dev.courier.retry.RetryConfig", loader)) {
+      definitions.add(Retry.DEFINITION.get());
+    }
     return definitions;
   }
 
   // Holders, so a module's classes load only when it is present.
   private static final class Outbox {
     static final Supplier<ConfigDef> DEFINITION = dev.courier.outbox.OutboxRelayConfig::configDef;
+  }
+
+  private static final class Retry {
+    static final Supplier<ConfigDef> DEFINITION = dev.courier.retry.RetryConfig::configDef;
   }
 
   private static final class Idempotency {
