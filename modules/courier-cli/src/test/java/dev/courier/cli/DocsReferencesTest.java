@@ -54,6 +54,16 @@ class DocsReferencesTest {
   private static final Set<String> LIBRARY_TYPES =
       Set.of(
           "AbstractConfig",
+          "Acknowledgment",
+          "Consumer",
+          "DataAccessException",
+          "DefaultErrorHandler",
+          "JdbcConnectionDetails",
+          "KafkaConnectionDetails",
+          "NewTopic",
+          "RecordInterceptor",
+          "SpringApplicationShutdownHook",
+          "UnexpectedRollbackException",
           "AlterConsumerGroupOffsets",
           "BinaryDecoder",
           "BinaryEncoder",
@@ -217,19 +227,21 @@ class DocsReferencesTest {
     }
     if (SETTING.matcher(code).matches() && code.contains(".") && !code.endsWith(".")) {
       if (code.startsWith("kafka.")) {
-        String key = code.substring("kafka.".length());
-        return ProducerConfig.configNames().contains(key)
-                || ConsumerConfig.configNames().contains(key)
-                || AdminClientConfig.configNames().contains(key)
+        return isKafkaClientSetting(code.substring("kafka.".length()))
             ? null
             : "is no Kafka client setting";
       }
       return settings.contains(code) ? null : "is no setting any configuration declares";
     }
     if (HEADER.matcher(code).matches() && !code.endsWith(".jar")) {
-      return headers.contains(code) || SYSTEM_PROPERTIES.contains(code)
+      return headers.contains(code)
+              || SYSTEM_PROPERTIES.contains(code)
+              || SPRING_PROPERTIES.contains(code)
+              || (code.startsWith("courier.kafka.")
+                  && isKafkaClientSetting(code.substring("courier.kafka.".length())))
           ? null
-          : "is no header in CourierHeaders and no testkit property";
+          : "is no header in CourierHeaders, no testkit property and no property of the Spring"
+              + " Boot starter";
     }
     return null;
   }
@@ -260,6 +272,30 @@ class DocsReferencesTest {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+    return found;
+  }
+
+  private static boolean isKafkaClientSetting(String key) {
+    return ProducerConfig.configNames().contains(key)
+        || ConsumerConfig.configNames().contains(key)
+        || AdminClientConfig.configNames().contains(key);
+  }
+
+  /** The Spring Boot starter's properties, as its generated configuration metadata lists them. */
+  private static final Set<String> SPRING_PROPERTIES = springProperties();
+
+  private static Set<String> springProperties() {
+    Set<String> found = new TreeSet<>();
+    Matcher m =
+        Pattern.compile("\"name\"\\s*:\\s*\"(courier\\.[^\"]+)\"")
+            .matcher(
+                read(
+                    ROOT.resolve(
+                        "modules/courier-spring-boot-autoconfigure/src/main/resources/META-INF/"
+                            + "spring-configuration-metadata.json")));
+    while (m.find()) {
+      found.add(m.group(1));
     }
     return found;
   }

@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -22,7 +21,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <pre>{@code
  * @KafkaListener(topics = "shop.order", groupId = "billing")
- * void on(ConsumerRecord<String, String> record) {
+ * void on(ConsumerRecord<String, String> record) throws Exception {
  *   idempotency.once("billing", record, () -> jdbc.update("UPDATE accounts ...", ...));
  * }
  * }</pre>
@@ -52,29 +51,42 @@ public final class TransactionalIdempotency {
     this.registry = Objects.requireNonNull(registry, "registry");
   }
 
+  /** The listener's effect: runs once per operation key, in the store's transaction. */
+  @FunctionalInterface
+  public interface Effect {
+    void run() throws Exception;
+  }
+
   /**
    * Applies the effect once per operation key of the consumer: records the key, then runs the
-   * effect, in the current Spring transaction or in one opened for the call.
+   * effect, in the current Spring transaction or in one opened for the call. Whatever the effect
+   * throws, checked exceptions included, rolls the key back with it (and marks a surrounding
+   * transaction rollback-only, where Spring's default rule would commit on a checked exception),
+   * and comes out as it was thrown.
    *
    * @param consumerName the name keys are recorded under ({@code idempotency.consumer.name}); one
    *     per listener that applies effects of its own
    * @return {@code APPLIED} (the effect ran) or {@code DUPLICATE} (it had run; it did not now)
    */
-  public Outcome once(String consumerName, ConsumerRecord<?, ?> record, Runnable effect) {
+  public Outcome once(String consumerName, ConsumerRecord<?, ?> record, Effect effect)
+      throws Exception {
     Objects.requireNonNull(effect, "effect");
     IdempotentHandler<Object, Object> handler = handler(consumerName);
     @SuppressWarnings("unchecked")
     ConsumerRecord<Object, Object> any = (ConsumerRecord<Object, Object>) record;
-    if (TransactionSynchronizationManager.isActualTransactionActive()) {
-      return apply(handler, any, effect);
+    try {
+      // REQUIRED: joins the listener's transaction, or opens one; a failure inside a joined
+      // transaction marks it rollback-only.
+      return transactions.execute(status -> apply(handler, any, effect));
+    } catch (EffectFailed e) {
+      throw e.checked;
     }
-    return transactions.execute(status -> apply(handler, any, effect));
   }
 
   private Outcome apply(
       IdempotentHandler<Object, Object> handler,
       ConsumerRecord<Object, Object> record,
-      Runnable effect) {
+      Effect effect) {
     Connection connection = SpringConnections.transactional(dataSource, "the idempotent store");
     try {
       Outcome outcome = handler.handle(connection, record);
@@ -82,8 +94,22 @@ public final class TransactionalIdempotency {
         effect.run(); // after the key, in the same transaction: a failure rolls both back
       }
       return outcome;
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new EffectFailed(e);
     } finally {
       SpringConnections.release(connection, dataSource);
+    }
+  }
+
+  /** Carries a checked exception through the transaction template, which rolls back on it. */
+  private static final class EffectFailed extends RuntimeException {
+    private final Exception checked;
+
+    EffectFailed(Exception checked) {
+      super(checked);
+      this.checked = checked;
     }
   }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxWriter;
 import dev.courier.spring.autoconfigure.CourierAutoConfiguration;
-import dev.courier.spring.autoconfigure.CourierIdempotencyAutoConfiguration;
 import dev.courier.spring.autoconfigure.CourierOutboxAutoConfiguration;
 import dev.courier.spring.internal.CourierSettings;
 import java.util.Map;
@@ -13,9 +12,6 @@ import javax.sql.DataSource;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -27,15 +23,7 @@ import org.springframework.context.annotation.Configuration;
 class CourierAutoConfigurationTest {
 
   private final ApplicationContextRunner runner =
-      new ApplicationContextRunner()
-          .withConfiguration(
-              AutoConfigurations.of(
-                  DataSourceAutoConfiguration.class,
-                  DataSourceTransactionManagerAutoConfiguration.class,
-                  KafkaAutoConfiguration.class,
-                  CourierAutoConfiguration.class,
-                  CourierOutboxAutoConfiguration.class,
-                  CourierIdempotencyAutoConfiguration.class))
+      Contexts.application()
           // Hikari connects lazily, and without the schema's migration nothing opens a connection.
           .withPropertyValues(
               "courier.outbox.schema.migrate=false",

@@ -6,11 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.courier.core.CourierHeaders;
 import dev.courier.idempotency.IdempotencyKeyReusedException;
 import dev.courier.idempotency.Outcome;
-import dev.courier.spring.autoconfigure.CourierAutoConfiguration;
-import dev.courier.spring.autoconfigure.CourierIdempotencyAutoConfiguration;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -18,12 +17,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -44,13 +40,7 @@ class SpringIdempotencyIT {
   @Test
   void theKeyAndTheListenersEffectCommitInOneSpringTransaction() {
     String consumer = UniqueNames.group("billing");
-    new ApplicationContextRunner()
-        .withConfiguration(
-            AutoConfigurations.of(
-                DataSourceAutoConfiguration.class,
-                DataSourceTransactionManagerAutoConfiguration.class,
-                CourierAutoConfiguration.class,
-                CourierIdempotencyAutoConfiguration.class))
+    Contexts.application()
         .withPropertyValues(
             "spring.datasource.url=" + db.jdbcUrl(),
             "spring.datasource.username=" + db.username(),
@@ -63,12 +53,13 @@ class SpringIdempotencyIT {
               TransactionalIdempotency store = context.getBean(TransactionalIdempotency.class);
               TransactionTemplate tx =
                   new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
-              Runnable charge = () -> jdbc.update("INSERT INTO balances VALUES (?, 10)", consumer);
+              TransactionalIdempotency.Effect charge =
+                  () -> jdbc.update("INSERT INTO balances VALUES (?, 10)", consumer);
 
               // Inside a @Transactional listener: the key commits with the listener's work.
               Outcome first =
                   tx.execute(
-                      status -> store.once(consumer, record("op-1", "{\"amount\":10}"), charge));
+                      status -> once(store, consumer, record("op-1", "{\"amount\":10}"), charge));
               assertThat(first).isEqualTo(Outcome.APPLIED);
               // A redelivery, without a transaction of its own: the store opens one.
               assertThat(store.once(consumer, record("op-1", "{\"amount\":10}"), charge))
@@ -78,10 +69,31 @@ class SpringIdempotencyIT {
                       () ->
                           tx.executeWithoutResult(
                               status -> {
-                                store.once(consumer, record("op-2", "{\"amount\":10}"), charge);
+                                once(store, consumer, record("op-2", "{\"amount\":10}"), charge);
                                 throw new IllegalStateException("downstream refused");
                               }))
                   .hasMessage("downstream refused");
+              // A checked exception from the effect, swallowed by the listener: Spring's default
+              // rule would commit on it; the store marked the transaction rollback-only instead.
+              assertThatThrownBy(
+                      () ->
+                          tx.executeWithoutResult(
+                              status -> {
+                                try {
+                                  store.once(
+                                      consumer,
+                                      record("op-3", "{\"amount\":10}"),
+                                      () -> {
+                                        charge.run();
+                                        throw new IOException("gateway timed out");
+                                      });
+                                } catch (IOException swallowed) {
+                                  // the listener goes on as if nothing happened
+                                } catch (Exception e) {
+                                  throw new IllegalStateException(e);
+                                }
+                              }))
+                  .isInstanceOf(UnexpectedRollbackException.class);
               assertThat(store.once(consumer, record("op-2", "{\"amount\":10}"), charge))
                   .as("the retry applies it: nothing of the failed attempt stayed")
                   .isEqualTo(Outcome.APPLIED);
@@ -89,13 +101,30 @@ class SpringIdempotencyIT {
                       () -> store.once(consumer, record("op-2", "{\"amount\":99}"), charge))
                   .isInstanceOf(IdempotencyKeyReusedException.class);
 
+              assertThat(store.once(consumer, record("op-3", "{\"amount\":10}"), charge))
+                  .as("nothing of op-3 committed: its retry applies it")
+                  .isEqualTo(Outcome.APPLIED);
               assertThat(
                       jdbc.queryForObject(
                           "SELECT sum(amount) FROM balances WHERE account = ?",
                           Integer.class,
                           consumer))
-                  .isEqualTo(20);
+                  .isEqualTo(30);
             });
+  }
+
+  private static Outcome once(
+      TransactionalIdempotency store,
+      String consumer,
+      ConsumerRecord<String, String> record,
+      TransactionalIdempotency.Effect effect) {
+    try {
+      return store.once(consumer, record, effect);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private ConsumerRecord<String, String> record(String operationKey, String value) {

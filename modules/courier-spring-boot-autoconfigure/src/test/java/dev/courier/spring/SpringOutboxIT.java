@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.courier.outbox.OutboxEvent;
-import dev.courier.spring.autoconfigure.CourierAutoConfiguration;
-import dev.courier.spring.autoconfigure.CourierIdempotencyAutoConfiguration;
-import dev.courier.spring.autoconfigure.CourierOutboxAutoConfiguration;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
@@ -16,13 +13,8 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -50,15 +42,7 @@ class SpringOutboxIT {
   void anEventCommitsWithTheBusinessChangeOrNotAtAllAndTheRelayInTheApplicationPublishesIt() {
     String prefix = UniqueNames.topic("shop");
     String id = prefix.replaceAll("[^a-z0-9_]", "_");
-    new ApplicationContextRunner()
-        .withConfiguration(
-            AutoConfigurations.of(
-                DataSourceAutoConfiguration.class,
-                DataSourceTransactionManagerAutoConfiguration.class,
-                KafkaAutoConfiguration.class,
-                CourierAutoConfiguration.class,
-                CourierOutboxAutoConfiguration.class,
-                CourierIdempotencyAutoConfiguration.class))
+    Contexts.application()
         .withPropertyValues(
             "spring.datasource.url=" + db.jdbcUrl(),
             "spring.datasource.username=" + db.username(),

@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.courier.core.CourierHeaders;
 import dev.courier.retry.RetryTopics;
-import dev.courier.spring.autoconfigure.CourierAutoConfiguration;
-import dev.courier.spring.autoconfigure.CourierRetryAutoConfiguration;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.UniqueNames;
@@ -22,10 +20,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -51,12 +47,7 @@ class SpringRetryLadderIT {
   }
 
   private ApplicationContextRunner runner(String topic, String group) {
-    return new ApplicationContextRunner()
-        .withConfiguration(
-            AutoConfigurations.of(
-                KafkaAutoConfiguration.class,
-                CourierAutoConfiguration.class,
-                CourierRetryAutoConfiguration.class))
+    return Contexts.kafkaOnly()
         .withPropertyValues(
             "spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
             "courier.retry.max.attempts=4",

@@ -2,6 +2,8 @@ package dev.courier.testkit;
 
 import dev.courier.testkit.internal.InfraLauncher;
 import dev.courier.testkit.internal.SharedInfra;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Real Kafka, PostgreSQL and schema registry for tests, from one of two backends behind this
@@ -40,6 +42,21 @@ public interface CourierInfra extends AutoCloseable {
    * @throws IllegalStateException when no provider is on the classpath
    */
   SchemaRegistry schemaRegistry();
+
+  /**
+   * Spring Boot's own connection properties for this infrastructure and a database on it ({@code
+   * spring.kafka.bootstrap-servers}, {@code spring.datasource.url}, {@code username}, {@code
+   * password}), for a {@code @DynamicPropertySource}: what {@code @ServiceConnection} gives a
+   * Testcontainers container, on either backend.
+   */
+  default Map<String, String> springProperties(TestDatabase database) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put("spring.kafka.bootstrap-servers", kafka().bootstrapServers());
+    properties.put("spring.datasource.url", database.jdbcUrl());
+    properties.put("spring.datasource.username", database.username());
+    properties.put("spring.datasource.password", database.password());
+    return properties;
+  }
 
   /** One line per component, for logs and reports. */
   default String describe() {

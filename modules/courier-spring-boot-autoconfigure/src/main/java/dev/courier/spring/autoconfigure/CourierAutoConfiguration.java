@@ -91,10 +91,18 @@ public class CourierAutoConfiguration {
         ObjectProvider<JdbcConnectionDetails> connection) {
       return () -> {
         JdbcConnectionDetails details = connection.getIfAvailable();
-        return details == null
-            ? Map.of()
-            : CourierSettings.databaseSettings(
-                details.getJdbcUrl(), details.getUsername(), details.getPassword());
+        if (details == null) {
+          return Map.of();
+        }
+        String url;
+        try {
+          url = details.getJdbcUrl();
+        } catch (RuntimeException e) {
+          // Spring JDBC without a configured database (a consumer-only application): Courier's
+          // parts that need one say which database.* key is missing when they start.
+          return Map.of();
+        }
+        return CourierSettings.databaseSettings(url, details.getUsername(), details.getPassword());
       };
     }
   }

@@ -57,6 +57,12 @@ public final class CourierSettings {
               "Whether the starter configures Courier's retry ladder for @KafkaListener methods"
                   + " (the container factory courierRetryContainerFactory)."),
           new Switch(
+              "monitor.enabled",
+              false,
+              "Whether the backpressure monitor runs inside the application over"
+                  + " courier.monitor.groups, with its health and the /actuator/courier endpoint."
+                  + " Off by default: the 'courier monitor' service watches every group."),
+          new Switch(
               "idempotency.enabled",
               true,
               "Whether the starter configures the idempotent store for listeners"

@@ -23,6 +23,9 @@ public final class KnownDefinitions {
     if (ClassUtils.isPresent("dev.courier.retry.RetryConfig", loader)) {
       definitions.add(Retry.DEFINITION.get());
     }
+    if (ClassUtils.isPresent("dev.courier.backpressure.MonitorConfig", loader)) {
+      definitions.add(Monitor.DEFINITION.get());
+    }
     return definitions;
   }
 
@@ -33,6 +36,10 @@ public final class KnownDefinitions {
 
   private static final class Retry {
     static final Supplier<ConfigDef> DEFINITION = dev.courier.retry.RetryConfig::configDef;
+  }
+
+  private static final class Monitor {
+    static final Supplier<ConfigDef> DEFINITION = dev.courier.backpressure.MonitorConfig::configDef;
   }
 
   private static final class Idempotency {

@@ -3,7 +3,10 @@ package dev.courier.testkit.internal;
 import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.InfraSettings;
 
-/** The one infrastructure of this JVM: started on first use, stopped when the JVM exits. */
+/**
+ * The one infrastructure of this JVM: started on first use, stopped when the JVM exits, after the
+ * applications that use it (see {@link ApplicationHooks}).
+ */
 public final class SharedInfra {
 
   private static CourierInfra instance;
@@ -26,7 +29,14 @@ public final class SharedInfra {
         throw e;
       }
       CourierInfra started = instance;
-      Runtime.getRuntime().addShutdownHook(new Thread(started::close, "courier-testkit-shutdown"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    ApplicationHooks.awaitOthers();
+                    started.close();
+                  },
+                  "courier-testkit-shutdown"));
     }
     return instance;
   }
