@@ -168,6 +168,14 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   }
 
   /**
+   * Records in the DLT ({@code courier_retry_dlt_depth}) as the consumer's probe last counted them,
+   * or -1 from its start to its first count (0 before it started).
+   */
+  public long dltDepth() {
+    return metrics.dltDepth.get();
+  }
+
+  /**
    * Why the consumer cannot do its work now (e.g. no connection to Kafka for a few seconds), or
    * empty while it can or has not started; for a service's readiness.
    */

@@ -10,9 +10,10 @@ import org.springframework.boot.health.contributor.Status;
 
 /**
  * The retry ladder's health: one entry per {@code @KafkaListener} on it, with its topic, group,
- * counts and, when it cannot work now, why. {@code DOWN} when a listener failed for good (a missing
- * main topic, topics it may not create); a listener waiting for Kafka reports {@code DEGRADED},
- * which Spring Boot's default aggregation leaves out, so the application stays in service.
+ * counts, the records in its DLT and, when it cannot work now, why. {@code DOWN} when a listener
+ * failed for good (a missing main topic, topics it may not create); a listener waiting for Kafka
+ * reports {@code DEGRADED}, which Spring Boot's default aggregation leaves out, so the application
+ * stays in service.
  */
 public final class CourierLadderHealth implements HealthIndicator {
 
@@ -37,6 +38,7 @@ public final class CourierLadderHealth implements HealthIndicator {
       details.put("succeeded", progress.succeeded());
       details.put("retried", progress.retried());
       details.put("deadLettered", progress.deadLettered());
+      details.put("dltDepth", container.dltDepth());
       Optional<String> problem = container.problem();
       problem.ifPresent(p -> details.put("problem", p));
       if (container.failed()) {

@@ -100,29 +100,47 @@ public final class CourierRetryContainer implements MessageListenerContainer {
     failure = null;
     stopped = new CountDownLatch(1);
     for (int i = 0; i < concurrency; i++) {
-      RetryingConsumer<Object, Object> consumer = consumers.apply(this);
-      running.add(consumer);
-      Thread thread = new Thread(() -> runUntilClosed(consumer), listenerId + "-courier-" + i);
+      Thread thread = new Thread(this::runUntilStopped, listenerId + "-courier-" + i);
       threads.add(thread);
       thread.start();
     }
   }
 
-  private void runUntilClosed(RetryingConsumer<Object, Object> consumer) {
+  /**
+   * Runs one consumer until the container stops. A consumer that ends with an error is closed and
+   * replaced by a new one after a back-off (1 s, doubling to 10 s), as a restarted worker would be;
+   * a setting no retry fixes ends it, and the health says why.
+   */
+  private void runUntilStopped() {
     Duration wait = FIRST_WAIT;
-    while (isRunning()) {
+    while (true) {
+      RetryingConsumer<Object, Object> consumer;
+      synchronized (this) {
+        if (stopped.getCount() == 0) {
+          return;
+        }
+        consumer = consumers.apply(this);
+        running.add(consumer);
+      }
       try {
         consumer.run();
-        return;
+        return; // closed by stop()
       } catch (ConfigException e) {
-        // The main topic is missing, or the principal may not create the ladder's topics: no
-        // retry fixes that; the health says so.
+        // The main topic is missing, or the principal may not create the ladder's topics.
         failure = e.getMessage();
         LOG.error(
             "listener {}: Courier's retry ladder cannot start: {}", listenerId, e.getMessage());
         return;
       } catch (RuntimeException e) {
-        LOG.warn("listener {}: waiting {} to start again: {}", listenerId, wait, e.toString());
+        LOG.warn(
+            "listener {}: its consumer failed ({}); a new one in {}",
+            listenerId,
+            e.toString(),
+            wait);
+        synchronized (this) {
+          running.remove(consumer);
+        }
+        consumer.close();
         if (!pause(wait)) {
           return;
         }
@@ -214,6 +232,15 @@ public final class CourierRetryContainer implements MessageListenerContainer {
       budgetWaits += p.budgetWaits();
     }
     return new RetryProgress(calls, succeeded, retried, deadLettered, budgetWaits);
+  }
+
+  /** Records in its DLT as its consumers last counted them (-1 until one has). */
+  public synchronized long dltDepth() {
+    long depth = -1;
+    for (RetryingConsumer<Object, Object> consumer : running) {
+      depth = Math.max(depth, consumer.dltDepth());
+    }
+    return depth;
   }
 
   /** Why it cannot do its work now (it failed to start, or a consumer says why), if it cannot. */

@@ -11,10 +11,14 @@ import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -41,19 +45,7 @@ class SpringOutboxIT {
   @Test
   void anEventCommitsWithTheBusinessChangeOrNotAtAllAndTheRelayInTheApplicationPublishesIt() {
     String prefix = UniqueNames.topic("shop");
-    String id = prefix.replaceAll("[^a-z0-9_]", "_");
-    Contexts.application()
-        .withPropertyValues(
-            "spring.datasource.url=" + db.jdbcUrl(),
-            "spring.datasource.username=" + db.username(),
-            "spring.datasource.password=" + db.password(),
-            "spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
-            "courier.outbox.relay.enabled=true",
-            "courier.outbox.topic.prefix=" + prefix,
-            "courier.outbox.relay.name=" + prefix + "-relay",
-            "courier.outbox.slot.name=" + id + "_slot",
-            "courier.outbox.publication.name=" + id + "_pub",
-            "courier.outbox.offset.storage.topic=" + prefix + ".offsets")
+    relayApplication(prefix)
         .run(
             context -> {
               assertThat(context).hasNotFailed();
@@ -98,6 +90,67 @@ class SpringOutboxIT {
                   .extracting(ConsumerRecord::key)
                   .containsExactly("o-2", "o-4");
             });
+  }
+
+  @Test
+  void ofTwoReplicasOfTheApplicationOneRelayStreamsAndTheOtherTakesOverWhenItStops() {
+    String prefix = UniqueNames.topic("replicas");
+    ApplicationContextRunner replica = relayApplication(prefix);
+    replica.run(
+        first ->
+            replica.run(
+                second -> {
+                  HealthIndicator one = relayHealth(first);
+                  HealthIndicator two = relayHealth(second);
+                  await()
+                      .atMost(TIMEOUT)
+                      .until(() -> states(one, two).equals(Set.of("STREAMING", "STANDBY")));
+                  assertThat(one.health().getStatus()).isEqualTo(Status.UP);
+                  assertThat(two.health().getStatus()).isEqualTo(Status.UP);
+                  ConfigurableApplicationContext leader =
+                      state(one).equals("STREAMING") ? first : second;
+                  ConfigurableApplicationContext standby = leader == first ? second : first;
+                  leader.close(); // one replica stops, as in a rolling deploy
+                  HealthIndicator survivor = relayHealth(standby);
+                  await().atMost(TIMEOUT).until(() -> state(survivor).equals("STREAMING"));
+                  new TransactionTemplate(standby.getBean(PlatformTransactionManager.class))
+                      .executeWithoutResult(
+                          status -> standby.getBean(TransactionalOutbox.class).write(event("r-1")));
+                  assertThat(kafka.readStrings(prefix + ".order", 1, TIMEOUT))
+                      .extracting(ConsumerRecord::key)
+                      .containsExactly("r-1");
+                }));
+  }
+
+  /**
+   * An application on the testkit's PostgreSQL and Kafka with the relay in it, its names unique.
+   */
+  private ApplicationContextRunner relayApplication(String prefix) {
+    String id = prefix.replaceAll("[^a-z0-9_]", "_");
+    return Contexts.application()
+        .withPropertyValues(
+            "spring.datasource.url=" + db.jdbcUrl(),
+            "spring.datasource.username=" + db.username(),
+            "spring.datasource.password=" + db.password(),
+            "spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+            "courier.outbox.relay.enabled=true",
+            "courier.outbox.topic.prefix=" + prefix,
+            "courier.outbox.relay.name=" + prefix + "-relay",
+            "courier.outbox.slot.name=" + id + "_slot",
+            "courier.outbox.publication.name=" + id + "_pub",
+            "courier.outbox.offset.storage.topic=" + prefix + ".offsets");
+  }
+
+  private static HealthIndicator relayHealth(ApplicationContext context) {
+    return context.getBean("courierRelayHealthIndicator", HealthIndicator.class);
+  }
+
+  private static String state(HealthIndicator health) {
+    return String.valueOf(health.health().getDetails().get("state"));
+  }
+
+  private static Set<String> states(HealthIndicator one, HealthIndicator two) {
+    return Set.of(state(one), state(two)).size() == 2 ? Set.of(state(one), state(two)) : Set.of();
   }
 
   private static OutboxEvent event(String orderId) {

@@ -105,7 +105,8 @@ class SpringRetryLadderIT {
               assertThat(health.health().getStatus()).isEqualTo(Status.UP);
               assertThat(health.health().getDetails().get("listeners").toString())
                   .contains(topic)
-                  .contains("deadLettered=1");
+                  .contains("deadLettered=1")
+                  .containsPattern("dltDepth=[0-9-]");
             });
   }
 
