@@ -18,7 +18,16 @@ import java.util.Map;
 public final class RunAll {
 
   static final List<String> REPORTS =
-      List.of("serde", "outbox", "relay-faults", "idempotency", "retry", "faults", "backpressure");
+      List.of(
+          "serde",
+          "outbox",
+          "relay-faults",
+          "idempotency",
+          "retry",
+          "retry-ordering",
+          "faults",
+          "faults-ordered",
+          "backpressure");
 
   private RunAll() {}
 
@@ -55,6 +64,20 @@ public final class RunAll {
                 smoke
                     ? new String[] {"200", "1", "200", "1"}
                     : new String[] {"100000", "5", "2000", "10"}));
+    Step.run(
+        failed,
+        "retry-ordering",
+        () ->
+            OrderedRetryBenchmark.main(
+                smoke ? new String[] {"200", "1"} : new String[] {"50000", "5"}));
+    Step.run(
+        failed,
+        "faults-ordered",
+        () ->
+            WorkerGroupFaultRun.main(
+                smoke
+                    ? new String[] {"1", "3", "10", "ordered"}
+                    : new String[] {"1", "120", "40", "ordered"}));
     Step.run(
         failed,
         "faults",

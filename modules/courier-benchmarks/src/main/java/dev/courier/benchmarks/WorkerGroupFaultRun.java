@@ -8,6 +8,7 @@ import dev.courier.retry.DltReplayer;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.KafkaProcess;
+import dev.courier.testkit.KeyOrderCheck;
 import dev.courier.testkit.PostgresProcess;
 import dev.courier.testkit.RecordingEndpoint;
 import dev.courier.testkit.SettingsFile;
@@ -68,6 +69,13 @@ public final class WorkerGroupFaultRun {
 
   private final long seed;
   private final int seconds;
+
+  /** With retry.ordering=key: each key's order is checked, and heads that go to the DLT park. */
+  private final boolean ordered;
+
+  /** Per ordering key, its records' operation keys in produce (main-topic) order. */
+  private final Map<String, List<String>> byKey = new ConcurrentHashMap<>();
+
   private final int perSecond;
   private final Random random;
   private final List<String> events = new ArrayList<>();
@@ -96,7 +104,8 @@ public final class WorkerGroupFaultRun {
   /** Accepted on the main topic; over max.request.size once the ladder's headers are added. */
   private static final int LARGE = 1_048_000;
 
-  private WorkerGroupFaultRun(long seed, int seconds, int perSecond) {
+  private WorkerGroupFaultRun(long seed, int seconds, int perSecond, boolean ordered) {
+    this.ordered = ordered;
     this.seed = seed;
     this.seconds = seconds;
     this.perSecond = perSecond;
@@ -107,7 +116,8 @@ public final class WorkerGroupFaultRun {
     long seed = args.length > 0 ? Long.parseLong(args[0]) : 1;
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
     int perSecond = args.length > 2 ? Integer.parseInt(args[2]) : 40;
-    new WorkerGroupFaultRun(seed, seconds, perSecond).run();
+    boolean ordered = args.length > 3 && args[3].equals("ordered");
+    new WorkerGroupFaultRun(seed, seconds, perSecond, ordered).run();
   }
 
   private void run() throws Exception {
@@ -162,9 +172,10 @@ public final class WorkerGroupFaultRun {
       }
       Map<String, Long> dlt;
       List<String> deadKeys;
+      List<DltRecord> dead;
       try (DltReplayer replayer =
           DltReplayer.create(kafka.clientSettings(), pg.dataSource("postgres"))) {
-        List<DltRecord> dead = replayer.list(topic + ".dlt", DltFilter.all());
+        dead = replayer.list(topic + ".dlt", DltFilter.all());
         dlt =
             dead.stream()
                 .collect(
@@ -215,19 +226,67 @@ public final class WorkerGroupFaultRun {
               + String.join("; ", perFault)
               + "; records too large for the tiers: "
               + tooLarge.size());
+      List<String> violations = new ArrayList<>();
+      if (ordered) {
+        violations.addAll(orderViolations(endpoint, dead));
+        notes.add(
+            String.format(
+                Locale.ROOT,
+                "key order (retry.ordering=key, %d keys): violations %d (target: 0; each key's"
+                    + " records first handled in main-topic order, and every waiting-behind dead"
+                    + " letter names a record in the DLT)%s",
+                byKey.size(),
+                violations.size(),
+                violations.isEmpty()
+                    ? ""
+                    : ": " + violations.subList(0, Math.min(5, violations.size()))));
+      }
       notes.add("faults: " + String.join("; ", events));
       BenchmarkReport.write(
-          Path.of("target", "benchmarks"), "faults", "records", List.of(), List.of(), notes);
+          Path.of("target", "benchmarks"),
+          ordered ? "faults-ordered" : "faults",
+          "records",
+          List.of(),
+          List.of(),
+          notes);
       if (lost > 0) {
         throw new IllegalStateException(lost + " record(s) lost in fault run with seed " + seed);
+      }
+      if (!violations.isEmpty()) {
+        throw new IllegalStateException(
+            violations.size() + " key order violation(s) in fault run with seed " + seed);
       }
     }
   }
 
-  /** 1 in 20 records is refused for good; any call fails transiently with probability 0.1. */
+  /** Each key's records in order, and each record parked as waiting-behind names a dead letter. */
+  private List<String> orderViolations(RecordingEndpoint endpoint, List<DltRecord> dead) {
+    List<String> violations =
+        new ArrayList<>(KeyOrderCheck.check(endpoint.log(), byKey, 3).violations());
+    Set<String> deadAt =
+        dead.stream()
+            .map(d -> d.originalTopic() + "-" + d.originalPartition() + "@" + d.originalOffset())
+            .collect(Collectors.toSet());
+    for (DltRecord d : dead) {
+      if (d.reason().equals("waiting-behind")
+          && !d.blockedBy().map(deadAt::contains).orElse(false)) {
+        violations.add(d.coordinates() + " waited behind " + d.blockedBy() + ", not in the DLT");
+      }
+    }
+    return violations;
+  }
+
+  /**
+   * 1 in 20 records is refused for good; with key order, another 1 in 20 fails once and is then
+   * refused (its key waits behind it, then follows it into the DLT); any call fails transiently
+   * with probability 0.1.
+   */
   private int status(String key, int call) {
     if (key.startsWith("bad-")) {
       return 422;
+    }
+    if (key.startsWith("doomed-")) {
+      return call == 1 ? 503 : 422;
     }
     if (tooLarge.contains(key)) {
       return 503; // forwarded to the first tier, which Kafka refuses for its size
@@ -237,8 +296,8 @@ public final class WorkerGroupFaultRun {
     return new SplittableRandom(mixed).nextDouble() < 0.1 ? 503 : 204;
   }
 
-  private static String key(int i) {
-    return (i % 20 == 7 ? "bad-" : "op-") + i;
+  private String key(int i) {
+    return (i % 20 == 7 ? "bad-" : ordered && i % 20 == 13 ? "doomed-" : "op-") + i;
   }
 
   private void chaos() {
@@ -337,6 +396,7 @@ public final class WorkerGroupFaultRun {
         }
         producedUnder[i] = fault;
         ProducerRecord<String, String> r = new ProducerRecord<>(topic, "acc-" + (i % 97), value);
+        byKey.computeIfAbsent("acc-" + (i % 97), k -> new ArrayList<>()).add(key(i));
         r.headers().add(CourierHeaders.ID, key(i).getBytes(StandardCharsets.UTF_8));
         producer.send(r);
         LockSupport.parkNanos(interval); // steady input is the point
@@ -345,12 +405,15 @@ public final class WorkerGroupFaultRun {
     }
   }
 
-  private static Path settings(String bootstrap, String topic, String group, String url) {
+  private Path settings(String bootstrap, String topic, String group, String url) {
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("bootstrap.servers", bootstrap);
     settings.put("retry.group.id", group);
     settings.put("retry.topic", topic);
     settings.put("retry.max.attempts", "3");
+    if (ordered) {
+      settings.put("retry.ordering", "key");
+    }
     settings.put("retry.backoff.type", "exponential");
     settings.put("retry.backoff.initial.ms", "200");
     settings.put("retry.backoff.max.ms", "2000");

@@ -13,6 +13,8 @@ import dev.courier.idempotency.internal.IdempotencyMetrics;
 import dev.courier.outbox.OutboxWriter;
 import dev.courier.outbox.internal.OutboxMetrics;
 import dev.courier.replay.internal.ReplayMetrics;
+import dev.courier.retry.internal.LadderProgress;
+import dev.courier.retry.internal.OrderMetrics;
 import dev.courier.retry.internal.RetryMetrics;
 import dev.courier.schema.internal.RegistryMeters;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -54,6 +56,7 @@ final class MetricsReference {
     retry.attempt(1);
     retry.deadLettered("permanent");
     RetryMetrics.Replays.of(registry);
+    new OrderMetrics(registry, "group", "topic", retry, new LadderProgress());
     ReplayMetrics.offsetChanges(registry, "group", "reset");
     RegistryMeters.of(registry);
     // The monitor's series exist once it has seen a group and a partition.

@@ -155,7 +155,7 @@ class RetryWorkerGroupIT {
     }
   }
 
-  private static WorkerProcess start(int n, Path config) {
+  static WorkerProcess start(int n, Path config) {
     WorkerProcess w =
         CourierProcess.jar(
             "worker-" + n, Map.of(), List.of("retry-worker", "--config", config.toString()));

@@ -69,6 +69,13 @@ public final class CourierHeaders {
    */
   public static final String PAYLOAD_OMITTED = "courier.payload.omitted";
 
+  /**
+   * On a dead letter that waited behind a record of its key ({@code retry.ordering=key}) and
+   * followed it into the DLT: that record's original coordinates, {@code
+   * <topic>-<partition>@<offset>}.
+   */
+  public static final String BLOCKED_BY = "courier.blocked.by";
+
   /** Set on records an operator replayed from a DLT: {@code <dlt topic>-<partition>@<offset>}. */
   public static final String REPLAY_OF = "courier.replay.of";
 
@@ -91,7 +98,8 @@ public final class CourierHeaders {
           CLASSIFICATION,
           REASON,
           FAILED_AT,
-          PAYLOAD_OMITTED);
+          PAYLOAD_OMITTED,
+          BLOCKED_BY);
 
   /**
    * What one header is, for people: docs/headers.md is generated from {@link #ALL}.
@@ -229,6 +237,13 @@ public final class CourierHeaders {
               "decimal: the omitted value's size in bytes",
               "The dead letter carries no value: with the ladder's headers it was too large for"
                   + " Kafka; the value stays at the original coordinates."),
+          new Spec(
+              BLOCKED_BY,
+              LADDER + " (with retry.ordering=key: reasons waiting-behind, ordering-overflow)",
+              DLT_TOOLS,
+              "<topic>-<partition>@<offset>",
+              "The record of the same key this one waited behind, which went to the DLT first"
+                  + " (or, for ordering-overflow, which it would have waited behind)."),
           new Spec(
               REPLAY_OF,
               "`DltReplayer` (`courier dlt replay`)",

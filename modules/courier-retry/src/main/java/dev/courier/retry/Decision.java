@@ -28,6 +28,19 @@ public sealed interface Decision {
      */
     public static final String FORWARD_REFUSED = "forward-refused";
 
+    /**
+     * It waited behind a record of its key ({@code retry.ordering=key}) that went to the DLT, and
+     * followed it ({@code retry.ordering.on.dead.letter=park}); {@code courier.blocked.by} names
+     * it.
+     */
+    public static final String WAITING_BEHIND = "waiting-behind";
+
+    /**
+     * Its key was blocked and its partition had {@code retry.ordering.max.waiting.records} waiting
+     * ({@code retry.ordering.overflow=dead-letter}).
+     */
+    public static final String ORDERING_OVERFLOW = "ordering-overflow";
+
     public DeadLetter {
       Objects.requireNonNull(reason, "reason");
     }

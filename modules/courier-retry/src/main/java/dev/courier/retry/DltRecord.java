@@ -60,6 +60,20 @@ public record DltRecord(
         CourierHeaders.text(h, CourierHeaders.OPERATION_KEY));
   }
 
+  /**
+   * The record of its key it waited behind and followed into the DLT ({@code courier.blocked.by},
+   * {@code retry.ordering=key}), if it did.
+   */
+  public Optional<String> blockedBy() {
+    for (int i = headers.size() - 1; i >= 0; i--) {
+      Header h = headers.get(i);
+      if (h.key().equals(CourierHeaders.BLOCKED_BY) && h.value() != null) {
+        return Optional.of(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    return Optional.empty();
+  }
+
   private static long number(Headers h, String name, long unknown) {
     try {
       return CourierHeaders.text(h, name).map(String::trim).map(Long::parseLong).orElse(unknown);

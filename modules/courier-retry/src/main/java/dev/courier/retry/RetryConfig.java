@@ -35,6 +35,11 @@ public final class RetryConfig extends AbstractConfig {
   public static final String DEADLINE_HEADER = "retry.deadline.header";
   public static final String OPERATION_KEY_HEADER = "retry.operation.key.header";
   public static final String ORDERING_KEY = "retry.ordering.key";
+  public static final String ORDERING = "retry.ordering";
+  public static final String ORDERING_ON_DEAD_LETTER = "retry.ordering.on.dead.letter";
+  public static final String ORDERING_MAX_BLOCKED_KEYS = "retry.ordering.max.blocked.keys";
+  public static final String ORDERING_MAX_WAITING_RECORDS = "retry.ordering.max.waiting.records";
+  public static final String ORDERING_OVERFLOW = "retry.ordering.overflow";
   public static final String TOPIC_RETENTION_MS = "retry.topic.retention.ms";
   public static final String DLT_RETENTION_MS = "retry.dlt.retention.ms";
   public static final String EXCEPTION_MESSAGE_MAX_CHARS = "retry.exception.message.max.chars";
@@ -135,7 +140,60 @@ public final class RetryConfig extends AbstractConfig {
               Type.STRING,
               "record key",
               Importance.LOW,
-              "What orders this topic's records (for the contract; retries keep the partition).")
+              "What orders this topic's records, as the contract prints it (a retry keeps its"
+                  + " partition; retry.ordering says whether later records of a key wait).")
+          .define(
+              ORDERING,
+              Type.STRING,
+              RetryOrdering.NONE.value(),
+              Choice.validator(RetryOrdering.class),
+              Importance.HIGH,
+              "'none': a retried record waits at its tier while later records of its key are"
+                  + " handled. 'key': while a record of a key (the Kafka record key) is anywhere in"
+                  + " the ladder, the key's later records from the main topic wait behind it, in"
+                  + " order, and other keys flow; records with a null key are never held. Which"
+                  + " keys are blocked and what waits is kept in the compacted topic"
+                  + " <topic>.retry.blocked, so a partition's next owner knows it before its first"
+                  + " record. Needs a co-partitioning assignor (range, the default).")
+          .define(
+              ORDERING_ON_DEAD_LETTER,
+              Type.STRING,
+              WaitingOnDeadLetter.PARK.value(),
+              Choice.validator(WaitingOnDeadLetter.class),
+              Importance.MEDIUM,
+              "With retry.ordering=key, what happens to the records waiting behind a record that"
+                  + " goes to the DLT: 'park' sends them after it, in order, each naming it in"
+                  + " courier.blocked.by (courier dlt replay replays them in order); 'release'"
+                  + " handles them, in order.")
+          .define(
+              ORDERING_MAX_BLOCKED_KEYS,
+              Type.INT,
+              10_000,
+              Range.atLeast(1),
+              Importance.LOW,
+              "With retry.ordering=key, most keys of one partition that may be blocked at once; at"
+                  + " the bound the partition's main topic is not read until a key drains.")
+          .define(
+              ORDERING_MAX_WAITING_RECORDS,
+              Type.INT,
+              10_000,
+              Range.atLeast(1),
+              Importance.LOW,
+              "With retry.ordering=key, most records of one partition that may wait behind blocked"
+                  + " keys; what happens at the bound is retry.ordering.overflow. Waiting records"
+                  + " are held in memory up to this bound (and read again from the main topic"
+                  + " after a restart).")
+          .define(
+              ORDERING_OVERFLOW,
+              Type.STRING,
+              OrderingOverflow.PAUSE.value(),
+              Choice.validator(OrderingOverflow.class),
+              Importance.LOW,
+              "With retry.ordering=key, what a partition does at retry.ordering.max.waiting.records:"
+                  + " 'pause' stops reading its main topic until records drain (nothing"
+                  + " dead-lettered); 'dead-letter' sends a record that would wait beyond the bound"
+                  + " to the DLT as ordering-overflow, naming the record it would have waited"
+                  + " behind.")
           .define(
               TOPIC_RETENTION_MS,
               Type.LONG,
@@ -241,6 +299,9 @@ public final class RetryConfig extends AbstractConfig {
               + maxPollInterval
               + "): a rebalance waits for the call in flight at most that long");
     }
+    if (ordering() == RetryOrdering.KEY) {
+      requireCoPartitioning(clients.consumer());
+    }
     if (getLong(BACKOFF_MAX_MS) < getLong(BACKOFF_INITIAL_MS)) {
       throw new ConfigException(
           BACKOFF_MAX_MS, getLong(BACKOFF_MAX_MS), "must be >= " + BACKOFF_INITIAL_MS);
@@ -251,6 +312,59 @@ public final class RetryConfig extends AbstractConfig {
           getLong(TOPIC_RETENTION_MS),
           "must exceed " + BACKOFF_MAX_MS + " or delayed records expire before they are due");
     }
+  }
+
+  /**
+   * Key order needs a partition of the main topic and the same partition of every tier on one
+   * member, so the record that fails and the records waiting behind it are settled by the same
+   * member: the range assignors give that to topics with one partition count, the sticky and
+   * uniform ones do not.
+   */
+  private static void requireCoPartitioning(Map<String, Object> consumer) {
+    String protocol = String.valueOf(consumer.getOrDefault("group.protocol", "classic")).trim();
+    if (protocol.equalsIgnoreCase("consumer")) {
+      Object remote = consumer.get("group.remote.assignor");
+      if (remote != null && !String.valueOf(remote).trim().equalsIgnoreCase("range")) {
+        throw new ConfigException(
+            "kafka.group.remote.assignor",
+            remote,
+            "must be 'range' with "
+                + ORDERING
+                + "=key (the tiers' partitions must stay with the"
+                + " main topic's)");
+      }
+      return;
+    }
+    Object strategy = consumer.get(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG);
+    if (strategy != null) {
+      // Every member must offer only the range assignor, or the group may settle on another.
+      boolean onlyRange =
+          java.util.Arrays.stream(
+                  String.valueOf(strategy).replaceAll("[\\[\\]]|class ", "").split(","))
+              .map(String::trim)
+              .filter(v -> !v.isEmpty())
+              .allMatch(v -> v.endsWith(".RangeAssignor"));
+      if (!onlyRange) {
+        throw new ConfigException(
+            "kafka." + ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+            strategy,
+            "must be org.apache.kafka.clients.consumer.RangeAssignor with "
+                + ORDERING
+                + "=key (the tiers' partitions must stay with the main topic's)");
+      }
+    }
+  }
+
+  public RetryOrdering ordering() {
+    return Choice.of(RetryOrdering.class, getString(ORDERING));
+  }
+
+  public WaitingOnDeadLetter waitingOnDeadLetter() {
+    return Choice.of(WaitingOnDeadLetter.class, getString(ORDERING_ON_DEAD_LETTER));
+  }
+
+  public OrderingOverflow orderingOverflow() {
+    return Choice.of(OrderingOverflow.class, getString(ORDERING_OVERFLOW));
   }
 
   /** Names this configuration still accepts under their old spelling. */

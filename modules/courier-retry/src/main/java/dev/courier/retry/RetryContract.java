@@ -40,7 +40,15 @@ public record RetryContract(
             + "' (copied to "
             + CourierHeaders.OPERATION_KEY
             + ")",
-        config.getString(RetryConfig.ORDERING_KEY),
+        config.getString(RetryConfig.ORDERING_KEY)
+            + (config.ordering() == RetryOrdering.KEY
+                ? " (retry.ordering=key: while a record of a key is in the ladder, the key's later"
+                    + " records wait behind it; behind a dead letter they "
+                    + (config.waitingOnDeadLetter() == WaitingOnDeadLetter.PARK
+                        ? "follow it into the DLT)"
+                        : "are released)")
+                : " (retry.ordering=none: a retry keeps its partition; later records of the key"
+                    + " do not wait)"),
         classifier.describe(),
         policy.maxAttempts(),
         policy.backOff() + (delays.isEmpty() ? "" : ": " + String.join(", ", delays)),
@@ -59,9 +67,7 @@ public record RetryContract(
         System.lineSeparator(),
         "Retry contract of group " + group + " on " + topic,
         "  operation key:   " + operationKey,
-        "  ordering key:    "
-            + orderingKey
-            + " (a retry keeps its partition; later records of the key do not wait)",
+        "  ordering key:    " + orderingKey,
         "  classification:  " + classification,
         "  attempts:        at most " + maxAttempts + " calls per record",
         "  delays:          " + delays,

@@ -21,6 +21,14 @@ public record RetryTopics(String main, int tiers) {
     return main + ".dlt";
   }
 
+  /**
+   * The compacted topic of the keys blocked by {@code retry.ordering=key}: partition {@code p}
+   * holds the keys of the main topic's partition {@code p} and what waits behind them.
+   */
+  public String blocked() {
+    return main + ".retry.blocked";
+  }
+
   public List<String> all() {
     List<String> all = new ArrayList<>();
     all.add(main);

@@ -1,10 +1,13 @@
 package dev.courier.retry;
 
 import dev.courier.retry.internal.HandlerCalls;
+import dev.courier.retry.internal.KeyChains;
+import dev.courier.retry.internal.KeyOrder;
 import dev.courier.retry.internal.LadderLoop;
 import dev.courier.retry.internal.LadderProgress;
 import dev.courier.retry.internal.LadderPublisher;
 import dev.courier.retry.internal.LadderSetup;
+import dev.courier.retry.internal.OrderMetrics;
 import dev.courier.retry.internal.Outcomes;
 import dev.courier.retry.internal.RetryDecider;
 import dev.courier.retry.internal.RetryMetrics;
@@ -114,6 +117,25 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     LadderLoop.Parts made = LadderSetup.start(config, topics, metrics, progress);
     LadderPublisher publisher = made.publisher();
     RetryDecider rules = new RetryDecider(config.policy(), parts.random);
+    Outcomes outcomes = new Outcomes(publisher, classifier, rules, metrics, progress, parts.clock);
+    KeyOrder order = null;
+    if (made.chainStore() != null) {
+      order =
+          new KeyOrder(
+              new KeyChains(
+                  config.getInt(RetryConfig.ORDERING_MAX_BLOCKED_KEYS),
+                  config.getInt(RetryConfig.ORDERING_MAX_WAITING_RECORDS)),
+              made.chainStore(),
+              publisher,
+              topics,
+              new KeyOrder.Settings(
+                  config.waitingOnDeadLetter(),
+                  config.orderingOverflow(),
+                  config.getString(RetryConfig.OPERATION_KEY_HEADER)),
+              new OrderMetrics(parts.registry, config.group(), config.topic(), metrics, progress),
+              parts.clock);
+      outcomes.order(order);
+    }
     loop =
         new LadderLoop<>(
             made,
@@ -126,7 +148,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
                 rules,
                 budget,
                 config.getString(RetryConfig.OPERATION_KEY_HEADER)),
-            new Outcomes(publisher, classifier, rules, metrics, progress, parts.clock),
+            outcomes,
             new HandlerCalls(config.group(), config.handlerTimeout(), parts.clock),
             progress,
             shutdown,
@@ -136,7 +158,8 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
                 config.getString(RetryConfig.DEADLINE_HEADER),
                 Duration.ofMillis(config.getLong(RetryConfig.POLL_TIMEOUT_MS)),
                 config.commitInterval(),
-                config.handlerTimeout()));
+                config.handlerTimeout()),
+            order);
     LOG.info("{}", contract().render());
   }
 

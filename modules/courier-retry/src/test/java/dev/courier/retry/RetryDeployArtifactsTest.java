@@ -2,6 +2,8 @@ package dev.courier.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.courier.retry.internal.LadderProgress;
+import dev.courier.retry.internal.OrderMetrics;
 import dev.courier.retry.internal.RetryMetrics;
 import dev.courier.testkit.DeployChecks;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -24,6 +26,10 @@ class RetryDeployArtifactsTest {
     metrics.lateness.record(Duration.ofMillis(5));
     metrics.callsPerOperation.record(2);
     metrics.budgetWaits.increment();
+    OrderMetrics order =
+        new OrderMetrics(registry, "billing", "orders", metrics, new LadderProgress());
+    order.overflows.increment();
+    order.lost.increment();
     assertThat(DeployChecks.seriesUsedIn(rules)).hasSizeGreaterThanOrEqualTo(4);
     assertThat(DeployChecks.seriesIn(registry.scrape()))
         .containsAll(DeployChecks.seriesUsedIn(rules));

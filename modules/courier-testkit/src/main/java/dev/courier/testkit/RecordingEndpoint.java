@@ -5,6 +5,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,6 +35,10 @@ public final class RecordingEndpoint implements AutoCloseable {
   private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> successes = new ConcurrentHashMap<>();
   private final AtomicInteger total = new AtomicInteger();
+  private final List<Call> log = Collections.synchronizedList(new ArrayList<>());
+
+  /** One call as the endpoint answered it, in the order the answers were decided. */
+  public record Call(String key, int call, int status) {}
 
   private RecordingEndpoint(Duration work, Script script) {
     try {
@@ -50,7 +57,11 @@ public final class RecordingEndpoint implements AutoCloseable {
           total.incrementAndGet();
           // The endpoint is slow on purpose: that is what the worker must cope with.
           LockSupport.parkNanos(work.toNanos());
-          int status = script.status(key, call);
+          int status;
+          synchronized (log) {
+            status = script.status(key, call);
+            log.add(new Call(key, call, status));
+          }
           if (status / 100 == 2) {
             successes.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
           }
@@ -84,6 +95,13 @@ public final class RecordingEndpoint implements AutoCloseable {
 
   public Set<String> keys() {
     return Set.copyOf(calls.keySet());
+  }
+
+  /** Every call so far, in the order they were answered. */
+  public List<Call> log() {
+    synchronized (log) {
+      return List.copyOf(log);
+    }
   }
 
   public int totalCalls() {

@@ -28,12 +28,15 @@ import org.slf4j.LoggerFactory;
 public final class Commits {
 
   /**
-   * Runs before every commit: the forwards of what is committed must be acknowledged first, and no
+   * Asked before every commit: the forwards of what is committed must be acknowledged first, and no
    * offset goes past a record whose forward was neither delivered nor parked.
    */
-  @FunctionalInterface
   public interface BeforeCommit {
-    List<LadderPublisher.Undelivered> run();
+    /** Waits for every forward (a synchronous commit: revocation, close, the commit interval). */
+    List<LadderPublisher.Undelivered> awaitAll();
+
+    /** Without waiting (the commit after each poll): what is answered, and what is not yet. */
+    LadderPublisher.Acks soFar();
   }
 
   /**
@@ -127,15 +130,34 @@ public final class Commits {
    * a synchronous commit there cost a round trip to the coordinator every time the loop woke for a
    * held record, and the hops due meanwhile waited for it. The answer comes with a later poll; a
    * commit that fails puts its offsets back unless newer ones are pending (or the partition is
-   * gone), and the next commit (revocation and close commit synchronously) carries them.
+   * gone), and the next commit (revocation and close commit synchronously) carries them. Nor does
+   * it wait for forwards: a partition is committed only up to its earliest record whose forward is
+   * still on its way.
    */
   public void commitAsync() {
-    capAtUndelivered();
+    LadderPublisher.Acks acks = beforeCommit.soFar();
+    cap(acks.undelivered());
     if (pending.isEmpty() || clock.millis() < notBeforeMillis) {
       return;
     }
-    Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(pending);
-    pending.clear();
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    pending.forEach(
+        (tp, o) -> {
+          Long travelling = acks.unacknowledged().get(tp);
+          OffsetAndMetadata now =
+              travelling == null || travelling >= o.offset()
+                  ? o
+                  : new OffsetAndMetadata(travelling);
+          if (now == o || !now.equals(asked.get(tp))) {
+            offsets.put(tp, now); // a held-back offset asked for already is not asked again
+          }
+        });
+    // What is committed whole leaves pending; a partition held back below a forward on its way
+    // stays, and goes further with a later commit once the forward is answered.
+    offsets.forEach((tp, o) -> pending.remove(tp, o));
+    if (offsets.isEmpty()) {
+      return;
+    }
     asked.putAll(offsets);
     lastCommitMillis = clock.millis();
     consumer.commitAsync(
@@ -259,7 +281,11 @@ public final class Commits {
 
   /** No pending offset goes past a record whose forward was neither delivered nor parked. */
   private void capAtUndelivered() {
-    for (LadderPublisher.Undelivered u : beforeCommit.run()) {
+    cap(beforeCommit.awaitAll());
+  }
+
+  private void cap(List<LadderPublisher.Undelivered> undelivered) {
+    for (LadderPublisher.Undelivered u : undelivered) {
       caps.merge(u.source(), u.offset(), Math::min);
       pending.computeIfPresent(
           u.source(), (tp, o) -> o.offset() > u.offset() ? new OffsetAndMetadata(u.offset()) : o);

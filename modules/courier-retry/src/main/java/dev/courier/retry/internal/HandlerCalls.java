@@ -38,6 +38,17 @@ public final class HandlerCalls implements AutoCloseable {
   }
 
   /**
+   * Work whose failure stops its run: the calls after it in the run do not start (a later record of
+   * its key must not run before the failed one is retried).
+   */
+  public record StopsRunOnFailure(Work work) implements Work {
+    @Override
+    public void run() throws Exception {
+      work.run();
+    }
+  }
+
+  /**
    * How a call ended: {@code failure} is empty on success, the handler's exception or {@link Error}
    * otherwise, or a {@link HandlerTimeoutException} when it ran out of time.
    */
@@ -95,6 +106,10 @@ public final class HandlerCalls implements AutoCloseable {
               return; // cancelled from here on
             }
             call.run();
+            if (call.work instanceof StopsRunOnFailure && !call.result.join().succeeded()) {
+              call.cancelAfter();
+              return;
+            }
           }
         });
     return run;
@@ -140,6 +155,17 @@ public final class HandlerCalls implements AutoCloseable {
           // An abandon's interrupt was meant for this call, not the next one of the thread.
           Thread.interrupted();
         }
+      }
+    }
+
+    /** Whether a failure of this call stops its run ({@link StopsRunOnFailure}). */
+    public boolean stopsRun() {
+      return work instanceof StopsRunOnFailure;
+    }
+
+    private void cancelAfter() {
+      for (int i = index + 1; i < run.size(); i++) {
+        run.get(i).state.compareAndSet(WAITING, CANCELLED);
       }
     }
 

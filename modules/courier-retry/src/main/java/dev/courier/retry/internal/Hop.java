@@ -36,24 +36,33 @@ public final class Hop {
       Instant dueAt,
       Throwable error,
       String message,
-      Classification classification) {
+      Classification classification,
+      String blockedBy) {
 
     /** A failed call that goes to the next tier, due at {@code dueAt}. */
     public static Failure retry(
         int attempts, Instant firstFailure, Instant dueAt, Throwable error, Classification c) {
-      return new Failure("retry", attempts, firstFailure, dueAt, error, null, c);
+      return new Failure("retry", attempts, firstFailure, dueAt, error, null, c, null);
     }
 
     /** A failed call that goes to the DLT for {@code reason}. */
     public static Failure failed(
         String reason, int attempts, Instant firstFailure, Throwable error, Classification c) {
-      return new Failure(reason, attempts, firstFailure, null, error, null, c);
+      return new Failure(reason, attempts, firstFailure, null, error, null, c, null);
     }
 
     /** A record parked without a call, for {@code reason}; {@code message} says why, or null. */
     public static Failure notExecuted(
         String reason, int attempts, Instant firstFailure, String message) {
-      return new Failure(reason, attempts, firstFailure, null, null, message, null);
+      return new Failure(reason, attempts, firstFailure, null, null, message, null, null);
+    }
+
+    /**
+     * A record parked without a call because of the record of its key it waited behind ({@code
+     * <topic>-<partition>@<offset>}), for {@code reason}.
+     */
+    public static Failure behind(String reason, String blockedBy, Instant at, String message) {
+      return new Failure(reason, 0, at, null, null, message, null, blockedBy);
     }
 
     /** What the log says of it. */
@@ -95,6 +104,9 @@ public final class Hop {
     put(headers, CourierHeaders.FAILED_AT, String.valueOf(now.toEpochMilli()));
     put(headers, CourierHeaders.GROUP, group);
     put(headers, CourierHeaders.REASON, failure.reason());
+    if (failure.blockedBy() != null) {
+      put(headers, CourierHeaders.BLOCKED_BY, failure.blockedBy());
+    }
     if (failure.classification() != null) {
       put(
           headers,

@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -64,6 +65,12 @@ public final class LadderLoop<K, V> {
   private final PollLoop loop;
   private final KafkaConnection connection;
 
+  /** Key order ({@code retry.ordering=key}), or null. */
+  private final KeyOrder order;
+
+  /** How long a partition at a key-order bound is left unread before it is tried again. */
+  private static final Duration FULL_RECHECK = Duration.ofMillis(200);
+
   private static final Duration FIRST_HOLD_BACK = Duration.ofSeconds(1);
   private static final Duration MAX_HOLD_BACK = Duration.ofSeconds(30);
 
@@ -83,7 +90,8 @@ public final class LadderLoop<K, V> {
       List<String> subscribed,
       TierWaits waits,
       RetryMetrics metrics,
-      Commits.Limits commitLimits) {}
+      Commits.Limits commitLimits,
+      ChainStore chainStore) {}
 
   public LadderLoop(
       Parts parts,
@@ -97,7 +105,9 @@ public final class LadderLoop<K, V> {
       LadderProgress progress,
       Shutdown shutdown,
       Clock clock,
-      Settings settings) {
+      Settings settings,
+      KeyOrder order) {
+    this.order = order;
     this.consumer = parts.consumer();
     this.subscribed = parts.subscribed();
     this.publisher = parts.publisher();
@@ -117,7 +127,23 @@ public final class LadderLoop<K, V> {
     this.settings = settings;
     this.pauses = new PartitionPauses(consumer, waits);
     this.commits =
-        new Commits(consumer, this::awaitForwards, metrics, parts.commitLimits(), shutdown, clock);
+        new Commits(
+            consumer,
+            new Commits.BeforeCommit() {
+              @Override
+              public List<LadderPublisher.Undelivered> awaitAll() {
+                return awaitForwards();
+              }
+
+              @Override
+              public LadderPublisher.Acks soFar() {
+                return forwardsSoFar();
+              }
+            },
+            metrics,
+            parts.commitLimits(),
+            shutdown,
+            clock);
     this.settler =
         new RunSettler(
             consumer,
@@ -149,11 +175,27 @@ public final class LadderLoop<K, V> {
   }
 
   /**
-   * The forwards acknowledged (or parked) before a commit; a partition whose forward was neither is
-   * read again from that record after a pause, the rest of its run dropped.
+   * The forwards acknowledged (or parked) before a synchronous commit; a partition whose forward
+   * was neither is read again from that record after a pause, the rest of its run dropped.
    */
   private List<LadderPublisher.Undelivered> awaitForwards() {
-    List<LadderPublisher.Undelivered> failed = publisher.awaitAcknowledged();
+    if (order != null) {
+      order.writeChanged();
+    }
+    return undelivered(publisher.awaitAcknowledged());
+  }
+
+  /** The same without waiting, before the commit after each poll. */
+  private LadderPublisher.Acks forwardsSoFar() {
+    if (order != null) {
+      order.writeChanged();
+    }
+    LadderPublisher.Acks acks = publisher.acknowledgedSoFar();
+    undelivered(acks.undelivered());
+    return acks;
+  }
+
+  private List<LadderPublisher.Undelivered> undelivered(List<LadderPublisher.Undelivered> failed) {
     if (failed.isEmpty()) {
       holdBack = FIRST_HOLD_BACK;
       return failed;
@@ -184,7 +226,9 @@ public final class LadderLoop<K, V> {
   /** Runs until the condition holds after a poll, or {@link #close()}. */
   public void runUntil(Predicate<RetryProgress> done) {
     loop.run(
-        () -> consumer.subscribe(subscribed, new LadderRebalance(settler, commits, waits, pauses)),
+        () ->
+            consumer.subscribe(
+                subscribed, new LadderRebalance(settler, commits, waits, pauses, order)),
         () -> done.test(progress.snapshot()),
         this::pollOnce);
   }
@@ -196,7 +240,15 @@ public final class LadderLoop<K, V> {
 
   private void pollOnce() {
     settler.clearRevoked();
+    if (order != null) {
+      order.catchUp();
+    }
     runDueHeld();
+    if (order != null) {
+      // After the held records: a head that just succeeded releases its key now, not after a poll
+      // that may wait out the poll timeout.
+      runReleased();
+    }
     pauses.releaseHeldBack(clock.instant());
     pauses.fetchAhead(clock.instant());
     ConsumerRecords<byte[], byte[]> records =
@@ -235,6 +287,54 @@ public final class LadderLoop<K, V> {
   }
 
   /**
+   * Hands the records waiting behind keys that drain to the handler, each key's in order as a run
+   * of its own, all runs at once so the handler thread goes from one key to the next without
+   * waiting for the loop: the first of a key's calls that fails for a retry blocks its key again,
+   * the rest of that key's run does not start and waits on, and the other keys go on.
+   */
+  private void runReleased() {
+    List<Run> runs = new ArrayList<>();
+    for (KeyOrder.Released released : order.releasable()) {
+      TopicPartition tp = released.chain().partition();
+      if (shutdown.requested()) {
+        break;
+      }
+      if (!consumer.assignment().contains(tp)) {
+        continue;
+      }
+      Instant now = clock.instant();
+      List<RecordStep> steps = new ArrayList<>();
+      List<HandlerCalls.Work> works = new ArrayList<>();
+      for (ConsumerRecord<byte[], byte[]> r : released.records()) {
+        RecordStep step = prepare(r, now, works, false);
+        if (step instanceof RecordStep.Call && works.size() > 1) {
+          stopOnFailure(works, works.size() - 2);
+        }
+        steps.add(step);
+        if (step instanceof RecordStep.Unreadable) {
+          break; // settled before the key's next record is called
+        }
+      }
+      runs.add(
+          new Run(
+              tp,
+              released.records().subList(0, steps.size()),
+              steps,
+              works.isEmpty() ? List.of() : calls.startAll(works),
+              now,
+              true));
+    }
+    // Each is settled even after a stop: the settler settles what started and cancels the rest.
+    runs.forEach(settler::settle);
+  }
+
+  private static void stopOnFailure(List<HandlerCalls.Work> works, int index) {
+    if (!(works.get(index) instanceof HandlerCalls.StopsRunOnFailure)) {
+      works.set(index, new HandlerCalls.StopsRunOnFailure(works.get(index)));
+    }
+  }
+
+  /**
    * Handles a partition's records in order until one must wait: the records before it go to the
    * handler thread as one run and are settled in order.
    *
@@ -253,14 +353,33 @@ public final class LadderLoop<K, V> {
       List<RecordStep> steps = new ArrayList<>();
       List<HandlerCalls.Work> works = new ArrayList<>();
       Instant waitUntil = null;
+      boolean full = false;
+      boolean ordered = order != null && topics.tierOf(tp.topic()) == 0;
+      Map<KeyChains.Key, Integer> lastCallOfKey = ordered ? new HashMap<>() : Map.of();
       int end = from;
       for (; end < records.size(); end++) {
-        RecordStep step = prepare(records.get(end), now, works);
+        ConsumerRecord<byte[], byte[]> record = records.get(end);
+        RecordStep step = prepare(record, now, works, ordered);
         if (step instanceof RecordStep.Wait wait) {
           waitUntil = wait.due();
           break;
         }
+        if (step instanceof RecordStep.Full) {
+          full = true;
+          break;
+        }
         steps.add(step);
+        if (ordered && record.key() != null && step instanceof RecordStep.Call) {
+          // A later record of the key in this run must not be called if this one fails.
+          Integer earlier = lastCallOfKey.put(new KeyChains.Key(record.key()), works.size() - 1);
+          if (earlier != null) {
+            stopOnFailure(works, earlier);
+          }
+        }
+        if (ordered && step instanceof RecordStep.Unreadable) {
+          end++; // its key may block: the records after it are prepared once it is settled
+          break;
+        }
         if (settings.commitInterval().isZero() && step instanceof RecordStep.Call) {
           // Committing every record promises that a kill repeats at most the one in flight: the
           // handler thread must not run ahead while the loop commits the one before.
@@ -288,6 +407,12 @@ public final class LadderLoop<K, V> {
         pauses.hold(tp);
         return true;
       }
+      if (full) {
+        // At a key-order bound: read again from here once keys drain.
+        consumer.seek(tp, records.get(end).offset());
+        pauses.holdBack(tp, clock.instant().plus(FULL_RECHECK));
+        return true;
+      }
       from = end;
     }
     return true;
@@ -298,7 +423,16 @@ public final class LadderLoop<K, V> {
    * when the record's turn comes, so offsets and effects stay in record order.
    */
   private RecordStep prepare(
-      ConsumerRecord<byte[], byte[]> record, Instant now, List<HandlerCalls.Work> works) {
+      ConsumerRecord<byte[], byte[]> record,
+      Instant now,
+      List<HandlerCalls.Work> works,
+      boolean admit) {
+    if (admit) {
+      Optional<RecordStep> held = order.admit(record);
+      if (held.isPresent()) {
+        return held.get();
+      }
+    }
     int tier = topics.tierOf(record.topic());
     LadderRead read =
         LadderState.read(record, tier, settings.operationKeyHeader(), settings.deadlineHeader());
@@ -340,6 +474,9 @@ public final class LadderLoop<K, V> {
   }
 
   private void updateGauges() {
+    if (order != null) {
+      order.updateGauges(clock.instant());
+    }
     long now = clock.millis();
     Map<Integer, Long> oldest = waits.oldestByTier(topics::tierOf);
     for (int t = 1; t <= topics.tiers(); t++) {
@@ -362,6 +499,9 @@ public final class LadderLoop<K, V> {
     } finally {
       publisher.close();
       calls.close();
+      if (order != null) {
+        order.close();
+      }
       try {
         depth.close();
       } catch (Exception e) {

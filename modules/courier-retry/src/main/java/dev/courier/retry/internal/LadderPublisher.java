@@ -8,7 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -25,8 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Owns the ladder's producer: forwards a failed record to its next tier or to the DLT, with the
- * failure headers of {@link Hop}, without waiting; {@link #awaitAcknowledged()} is what stands
- * between a forward and the commit of the original's offset.
+ * failure headers of {@link Hop}, without waiting; {@link #acknowledgedSoFar()} and {@link
+ * #awaitAcknowledged()} are what stand between a forward and the commit of the original's offset.
  *
  * <p>A forward Kafka refuses for good (the record with the ladder's headers over {@code
  * max.request.size}, a tier the worker may not write) parks the record in the DLT as {@code
@@ -57,13 +61,24 @@ public final class LadderPublisher implements AutoCloseable {
     }
   }
 
+  /**
+   * A forward, or a write of a blocked key's state ({@code failure} null, {@code lost} what to do
+   * when it is not acknowledged; {@code record} the record whose commit waits for it, if any).
+   */
   private record Forward(
       ConsumerRecord<byte[], byte[]> record,
       LadderState state,
       String target,
       Hop.Failure failure,
       Instant at,
-      Future<RecordMetadata> ack) {}
+      Future<RecordMetadata> ack,
+      Runnable lost) {}
+
+  /** Hears of a forward to a tier that Kafka refused for good and that was parked instead. */
+  @FunctionalInterface
+  public interface Refusals {
+    void parkedInsteadOfTier(ConsumerRecord<byte[], byte[]> record, LadderState state);
+  }
 
   private final Producer<byte[], byte[]> producer;
   private final RetryTopics topics;
@@ -73,6 +88,7 @@ public final class LadderPublisher implements AutoCloseable {
   private final RetryMetrics metrics;
   private final LadderProgress progress;
   private final List<Forward> forwards = new ArrayList<>();
+  private Refusals refusals = (record, state) -> {};
 
   public LadderPublisher(
       Producer<byte[], byte[]> producer,
@@ -89,6 +105,30 @@ public final class LadderPublisher implements AutoCloseable {
     this.includeStack = includeStack;
     this.metrics = metrics;
     this.progress = progress;
+  }
+
+  /** Who hears of forwards to a tier that were parked instead (key order resolves their keys). */
+  public void refusals(Refusals refusals) {
+    this.refusals = refusals;
+  }
+
+  /**
+   * Writes a blocked key's state ({@code value} null: the key is free); like a forward, it is
+   * acknowledged before the next commit, and one that is not runs {@code lost} and holds back the
+   * commit of each source's partition past that source.
+   */
+  public void writeState(
+      String topic,
+      int partition,
+      byte[] key,
+      byte[] value,
+      Collection<ConsumerRecord<byte[], byte[]>> sources,
+      Runnable lost) {
+    Future<RecordMetadata> ack = producer.send(new ProducerRecord<>(topic, partition, key, value));
+    forwards.add(new Forward(null, null, topic, null, null, ack, lost));
+    for (ConsumerRecord<byte[], byte[]> source : sources) {
+      forwards.add(new Forward(source, null, topic, null, null, ack, null));
+    }
   }
 
   /** To tier {@code tier}, due when the failure says. */
@@ -120,7 +160,8 @@ public final class LadderPublisher implements AutoCloseable {
             topic,
             failure,
             now,
-            producer.send(hop(record, state, topic, failure, now))));
+            producer.send(hop(record, state, topic, failure, now)),
+            null));
   }
 
   private ProducerRecord<byte[], byte[]> hop(
@@ -133,6 +174,60 @@ public final class LadderPublisher implements AutoCloseable {
   }
 
   /**
+   * What the forwards so far came to without waiting: those not acknowledged yet hold back the
+   * commit of their records' partitions from the earliest of them.
+   *
+   * @param undelivered forwards that were neither delivered nor parked: no offset may be committed
+   *     past their records
+   * @param unacknowledged per source partition, the earliest record whose forward is still on its
+   *     way
+   */
+  public record Acks(List<Undelivered> undelivered, Map<TopicPartition, Long> unacknowledged) {}
+
+  /**
+   * Settles the forwards Kafka has answered, in order, without waiting for the rest: the loop goes
+   * on handling while they travel, and commits only below the earliest of them. Waiting for every
+   * forward before each commit cost the loop a produce round trip per poll, and key order writes
+   * state before nearly every one.
+   */
+  public Acks acknowledgedSoFar() {
+    List<Undelivered> undelivered = new ArrayList<>();
+    Map<TopicPartition, Long> unacknowledged = new HashMap<>();
+    boolean settled = false;
+    // The answers are in: reading them must not fail on an interrupt meant for the loop's wait.
+    boolean interrupted = Thread.interrupted();
+    try {
+      Iterator<Forward> it = forwards.iterator();
+      while (it.hasNext()) {
+        Forward f = it.next();
+        if (!f.ack().isDone()) {
+          if (f.record() != null) {
+            unacknowledged.merge(source(f), f.record().offset(), Math::min);
+          }
+          continue;
+        }
+        it.remove();
+        settled = true;
+        try {
+          settle(f, undelivered);
+        } catch (InterruptedException e) {
+          if (f.record() != null) { // not reached: the future is done
+            undelivered.add(undelivered(f, e));
+          }
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (settled && undelivered.isEmpty()) {
+      CrashPoints.AFTER_FORWARD_BEFORE_OFFSET_COMMIT.reach();
+    }
+    return new Acks(undelivered, unacknowledged);
+  }
+
+  /**
    * Waits for every forward so far; a refused one is parked in the DLT where it can be.
    *
    * @return the forwards that were neither delivered nor parked: no offset may be committed past
@@ -140,22 +235,25 @@ public final class LadderPublisher implements AutoCloseable {
    */
   public List<Undelivered> awaitAcknowledged() {
     List<Undelivered> undelivered = new ArrayList<>();
+    if (!forwards.isEmpty()) {
+      // Waited for right away: without a flush each wait also waited out linger.ms.
+      producer.flush();
+    }
     try {
       for (int i = 0; i < forwards.size(); i++) {
-        Forward f = forwards.get(i);
         try {
-          f.ack().get();
+          settle(forwards.get(i), undelivered);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           for (Forward left : forwards.subList(i, forwards.size())) {
-            undelivered.add(undelivered(left, e));
+            if (left.record() != null) {
+              undelivered.add(undelivered(left, e));
+            }
+            if (left.lost() != null) {
+              left.lost().run();
+            }
           }
           break;
-        } catch (ExecutionException e) {
-          Undelivered u = park(f, e.getCause());
-          if (u != null) {
-            undelivered.add(u);
-          }
         }
       }
     } finally {
@@ -165,6 +263,32 @@ public final class LadderPublisher implements AutoCloseable {
       CrashPoints.AFTER_FORWARD_BEFORE_OFFSET_COMMIT.reach();
     }
     return undelivered;
+  }
+
+  /** Waits for one forward's answer; a refusal is parked where it can be, or left undelivered. */
+  private void settle(Forward f, List<Undelivered> undelivered) throws InterruptedException {
+    try {
+      f.ack().get();
+    } catch (ExecutionException e) {
+      if (f.failure() == null) {
+        if (f.lost() != null) {
+          LOG.warn("blocked-key state to {} not written: {}", f.target(), e.getCause().toString());
+          f.lost().run();
+        }
+        if (f.record() != null) {
+          undelivered.add(undelivered(f, e.getCause()));
+        }
+        return;
+      }
+      Undelivered u = park(f, e.getCause());
+      if (u != null) {
+        undelivered.add(u);
+      }
+    }
+  }
+
+  private static TopicPartition source(Forward f) {
+    return new TopicPartition(f.record().topic(), f.record().partition());
   }
 
   /**
@@ -201,6 +325,7 @@ public final class LadderPublisher implements AutoCloseable {
       // A refused letter to the DLT was counted as dead-lettered when it was sent.
       metrics.deadLettered(Decision.DeadLetter.FORWARD_REFUSED);
       progress.deadLettered();
+      refusals.parkedInsteadOfTier(f.record(), f.state());
     }
     LOG.warn(
         "{}-{}@{} dead-lettered as '{}': {}",
@@ -230,11 +355,7 @@ public final class LadderPublisher implements AutoCloseable {
   }
 
   private static Undelivered undelivered(Forward f, Throwable cause) {
-    return new Undelivered(
-        new TopicPartition(f.record().topic(), f.record().partition()),
-        f.record().offset(),
-        f.target(),
-        cause);
+    return new Undelivered(source(f), f.record().offset(), f.target(), cause);
   }
 
   @Override

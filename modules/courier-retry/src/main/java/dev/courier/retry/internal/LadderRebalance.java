@@ -18,9 +18,19 @@ public final class LadderRebalance implements ConsumerRebalanceListener {
   private final Commits commits;
   private final TierWaits waits;
   private final PartitionPauses pauses;
+  private final KeyOrder order;
 
+  /**
+   * @param order key order, or null: the blocked keys of partitions assigned are read back before
+   *     their first record
+   */
   public LadderRebalance(
-      RunSettler settler, Commits commits, TierWaits waits, PartitionPauses pauses) {
+      RunSettler settler,
+      Commits commits,
+      TierWaits waits,
+      PartitionPauses pauses,
+      KeyOrder order) {
+    this.order = order;
     this.settler = settler;
     this.commits = commits;
     this.waits = waits;
@@ -34,6 +44,9 @@ public final class LadderRebalance implements ConsumerRebalanceListener {
     commits.commitRevoked(partitions);
     waits.forget(partitions);
     pauses.forget(partitions);
+    if (order != null) {
+      order.forget(partitions);
+    }
     if (!partitions.isEmpty()) {
       LOG.info("{} revoked; what was done in them is committed", partitions);
     }
@@ -46,12 +59,18 @@ public final class LadderRebalance implements ConsumerRebalanceListener {
     commits.drop(partitions);
     waits.forget(partitions);
     pauses.forget(partitions);
+    if (order != null) {
+      order.forget(partitions);
+    }
   }
 
   @Override
   public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
     if (!partitions.isEmpty()) {
       LOG.info("{} assigned", partitions);
+    }
+    if (order != null) {
+      order.assigned(partitions);
     }
     if (settler.callInFlight()) {
       pauses.pauseForCall(

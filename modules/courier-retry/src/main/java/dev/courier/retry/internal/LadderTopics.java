@@ -67,7 +67,7 @@ public final class LadderTopics {
         new NewTopic(topics.deadLetter(), partitions, replication)
             .configs(Map.of("retention.ms", String.valueOf(dltRetentionMs))));
     admin.createTopics(wanted).values().forEach((name, future) -> awaitCreated(main, name, future));
-    describeWhenVisible(admin, topics)
+    describeWhenVisible(admin, topics.all())
         .forEach(
             (name, d) -> {
               if (d.partitions().size() != partitions) {
@@ -82,6 +82,41 @@ public final class LadderTopics {
                         + ": a retried record must keep its partition");
               }
             });
+  }
+
+  /**
+   * Creates the compacted topic of blocked keys ({@code retry.ordering=key}) like the main topic:
+   * partition {@code p} holds the keys of the main topic's partition {@code p}.
+   *
+   * @throws IllegalStateException it exists with another partition count
+   */
+  public static void createBlocked(Admin admin, RetryTopics topics) {
+    TopicDescription main = describeWhenVisible(admin, List.of(topics.main())).get(topics.main());
+    int partitions = main.partitions().size();
+    short replication = (short) main.partitions().get(0).replicas().size();
+    NewTopic blocked =
+        new NewTopic(topics.blocked(), partitions, replication)
+            .configs(Map.of("cleanup.policy", "compact"));
+    admin
+        .createTopics(List.of(blocked))
+        .values()
+        .forEach((name, future) -> awaitCreated(topics.main(), name, future));
+    int has =
+        describeWhenVisible(admin, List.of(topics.blocked()))
+            .get(topics.blocked())
+            .partitions()
+            .size();
+    if (has != partitions) {
+      throw new IllegalStateException(
+          topics.blocked()
+              + " has "
+              + has
+              + " partitions but "
+              + topics.main()
+              + " has "
+              + partitions
+              + ": each partition's blocked keys live in the partition of the same number");
+    }
   }
 
   /**
@@ -122,11 +157,11 @@ public final class LadderTopics {
 
   /** New topics reach every broker's metadata a moment after creation: look until they do. */
   private static Map<String, TopicDescription> describeWhenVisible(
-      Admin admin, RetryTopics topics) {
+      Admin admin, List<String> names) {
     long deadline = System.nanoTime() + TIMEOUT.toNanos();
     while (true) {
       try {
-        return KafkaFutures.await(admin.describeTopics(topics.all()).allTopicNames(), TIMEOUT);
+        return KafkaFutures.await(admin.describeTopics(names).allTopicNames(), TIMEOUT);
       } catch (IllegalStateException e) {
         if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
             || System.nanoTime() > deadline) {

@@ -27,6 +27,7 @@ public final class Outcomes {
   private final RetryMetrics metrics;
   private final LadderProgress progress;
   private final Clock clock;
+  private OrderHooks order = OrderHooks.NONE;
 
   public Outcomes(
       LadderPublisher publisher,
@@ -43,10 +44,19 @@ public final class Outcomes {
     this.clock = clock;
   }
 
+  /** Key order ({@code retry.ordering=key}) hears of every record settled. */
+  public void order(OrderHooks order) {
+    this.order = order;
+  }
+
   /** A step settled without a handler call of its own: parked, or refused by the deserializer. */
   public void settle(ConsumerRecord<byte[], byte[]> record, RecordStep step, Instant decidedAt) {
-    if (step instanceof RecordStep.Park park) {
-      deadLetter(record, park.state(), park.failure(), decidedAt);
+    if (step instanceof RecordStep.Follow) {
+      order.follow(record);
+    } else if (step instanceof RecordStep.Seen) {
+      order.seen(record);
+    } else if (step instanceof RecordStep.Park park) {
+      deadLetter(record, park.state(), -1, park.failure(), decidedAt);
     } else if (step instanceof RecordStep.Unreadable unreadable) {
       called(
           record,
@@ -74,6 +84,7 @@ public final class Outcomes {
     if (result.succeeded()) {
       progress.succeeded();
       metrics.callsPerOperation.record(state.attempt());
+      order.succeeded(record, state, tier);
       return;
     }
     Throwable failure = result.failure().get();
@@ -87,7 +98,7 @@ public final class Outcomes {
     if (failure instanceof HandlerTimeoutException) {
       metrics.handlerTimeouts.increment();
     }
-    failed(record, state, (Exception) failure);
+    failed(record, state, tier, (Exception) failure);
   }
 
   /** A due retry that found the budget empty. */
@@ -101,13 +112,15 @@ public final class Outcomes {
     metrics.lateness.record(lateness);
   }
 
-  private void failed(ConsumerRecord<byte[], byte[]> record, LadderState state, Exception e) {
+  private void failed(
+      ConsumerRecord<byte[], byte[]> record, LadderState state, int tier, Exception e) {
     Instant now = clock.instant();
     Classification classification = classifier.classify(e);
     Instant first = state.firstFailure().orElse(now);
     Decision decision =
         rules.afterFailure(state.attempt(), classification, first, state.deadline(), now);
     if (decision instanceof Decision.Retry retry) {
+      order.retrying(record, state, tier);
       publisher.retry(
           record,
           state,
@@ -127,14 +140,23 @@ public final class Outcomes {
       deadLetter(
           record,
           state,
+          tier,
           Hop.Failure.failed(reason, state.attempt(), first, e, classification),
           now);
       metrics.callsPerOperation.record(state.attempt());
     }
   }
 
+  /**
+   * @param tier the record's tier, or -1 for a record parked without a call (its tier is its
+   *     topic's)
+   */
   private void deadLetter(
-      ConsumerRecord<byte[], byte[]> record, LadderState state, Hop.Failure failure, Instant now) {
+      ConsumerRecord<byte[], byte[]> record,
+      LadderState state,
+      int tier,
+      Hop.Failure failure,
+      Instant now) {
     publisher.deadLetter(record, state, failure, now);
     progress.deadLettered();
     metrics.deadLettered(failure.reason());
@@ -144,6 +166,7 @@ public final class Outcomes {
         failure.reason(),
         failure.attempts(),
         failure.describe());
+    order.deadLettered(record, state, tier, failure);
   }
 
   static String coordinates(ConsumerRecord<?, ?> r) {

@@ -16,6 +16,39 @@ public sealed interface RecordStep {
     }
   }
 
+  /**
+   * A main-topic record whose key is blocked ({@code retry.ordering=key}): it waits behind the
+   * key's records, in order, without a call; its offset is committed once that is written down.
+   */
+  record Follow() implements RecordStep {
+    @Override
+    public LadderState state() {
+      return null;
+    }
+  }
+
+  /**
+   * A main-topic record read again that its key's chain already holds (or that was done before the
+   * key's head): not called again.
+   */
+  record Seen() implements RecordStep {
+    @Override
+    public LadderState state() {
+      return null;
+    }
+  }
+
+  /**
+   * The partition is at {@code retry.ordering.max.blocked.keys} (or at its waiting bound with
+   * {@code retry.ordering.overflow=pause}): this record and the rest are read again later.
+   */
+  record Full() implements RecordStep {
+    @Override
+    public LadderState state() {
+      return null;
+    }
+  }
+
   /** Parked in the DLT without a call (malformed, above the cap, expired), in its turn. */
   record Park(LadderState state, Hop.Failure failure) implements RecordStep {}
 

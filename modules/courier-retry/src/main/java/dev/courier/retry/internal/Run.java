@@ -18,6 +18,12 @@ public final class Run {
   /** When its steps were decided (a parked record's failure time). */
   final java.time.Instant decidedAt;
 
+  /**
+   * Records released from a key's chain ({@code retry.ordering=key}): read before, their offsets
+   * committed when they began to wait, so settling them commits nothing.
+   */
+  final boolean released;
+
   /** The next step to settle, and the call of the next {@link RecordStep.Call}. */
   int next;
 
@@ -32,6 +38,17 @@ public final class Run {
       List<RecordStep> steps,
       List<HandlerCalls.Call> calls,
       java.time.Instant decidedAt) {
+    this(tp, records, steps, calls, decidedAt, false);
+  }
+
+  public Run(
+      TopicPartition tp,
+      List<ConsumerRecord<byte[], byte[]>> records,
+      List<RecordStep> steps,
+      List<HandlerCalls.Call> calls,
+      java.time.Instant decidedAt,
+      boolean released) {
+    this.released = released;
     this.tp = tp;
     this.records = records;
     this.steps = steps;

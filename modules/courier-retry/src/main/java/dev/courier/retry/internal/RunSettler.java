@@ -96,12 +96,20 @@ public final class RunSettler {
           done(run);
           continue;
         }
-        Optional<HandlerCalls.Result> result = run.call().await(FIRST_WAIT);
+        HandlerCalls.Call handlerCall = run.call();
+        Optional<HandlerCalls.Result> result = handlerCall.await(FIRST_WAIT);
+        Settled slow = Settled.DONE;
         if (result.isPresent()) {
           called(run, call, result.get());
-          continue;
+        } else {
+          slow = awaitSlowCall(run, call);
         }
-        Settled slow = awaitSlowCall(run, call);
+        if (slow == Settled.DONE
+            && handlerCall.stopsRun()
+            && failed(handlerCall)
+            && run.hasNext()) {
+          slow = Settled.BROKEN; // the calls after it did not start: they are prepared again
+        }
         if (slow != Settled.DONE) {
           leftCleanly = true;
           return slow;
@@ -169,9 +177,15 @@ public final class RunSettler {
     done(run);
   }
 
+  private static boolean failed(HandlerCalls.Call call) {
+    return call.await(Duration.ZERO).map(r -> !r.succeeded()).orElse(true);
+  }
+
   /** The record at {@code run.next} is done: its offset may be committed. */
   private void done(Run run) {
-    commits.done(run.tp, run.record().offset() + 1);
+    if (!run.released) {
+      commits.done(run.tp, run.record().offset() + 1);
+    }
     run.next++;
     if (commits.due(commitInterval)) {
       commits.commit();

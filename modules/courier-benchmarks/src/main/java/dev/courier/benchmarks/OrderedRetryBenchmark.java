@@ -1,0 +1,160 @@
+package dev.courier.benchmarks;
+
+import dev.courier.retry.RecordHandler;
+import dev.courier.retry.RetryConfig;
+import dev.courier.retry.RetryingConsumer;
+import dev.courier.testkit.CourierInfra;
+import dev.courier.testkit.InfraSettings;
+import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.UniqueNames;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.sql.SQLTransientConnectionException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Key order's cost ({@code retry.ordering=key}) against the unordered ladder on the same records,
+ * alternated round by round: records of 1,000 keys, 1% or 10% of them failing once (transient) with
+ * a 20 ms delay. Figure: records/s from the first call to the last record done (every record
+ * succeeded once), which is the main pass plus the tier plus, with key order, the waiting records'
+ * release. Target: key order at least 0.8x of unordered at 1% failures; the 10% ratio is reported.
+ *
+ * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
+ * dev.courier.benchmarks.OrderedRetryBenchmark [records] [rounds]}
+ */
+public final class OrderedRetryBenchmark {
+
+  private static final long DELAY_MS = 20;
+  private static final int KEYS = 1_000;
+
+  private OrderedRetryBenchmark() {}
+
+  /** Per failure rate, key order's blocked-key state writes per retried record (last round). */
+  private static final Map<Integer, Double> WRITES_PER_RETRY = new ConcurrentHashMap<>();
+
+  private static String name(String ordering, int percent) {
+    return (ordering.equals("key") ? "key order" : "unordered") + ", " + percent + "% failing once";
+  }
+
+  public static void main(String[] args) throws Exception {
+    int records = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+    Map<String, Measurement> m;
+    try (CourierInfra infra = CourierInfra.start(InfraSettings.fromEnvironment())) {
+      KafkaBroker kafka = infra.kafka();
+      Rounds r = Rounds.of(rounds);
+      for (int percent : new int[] {1, 10}) {
+        for (String ordering : new String[] {"none", "key"}) {
+          r.variant(name(ordering, percent), warmUp -> run(kafka, records, percent, ordering));
+        }
+      }
+      m = r.run();
+    }
+    List<Check> checks =
+        List.of(
+            new Check(
+                m.get(name("key", 1)).over("key order / unordered at 1%", m.get(name("none", 1))),
+                "x",
+                Target.atLeast(0.8)),
+            Check.reported(
+                m.get(name("key", 10))
+                    .over("key order / unordered at 10%", m.get(name("none", 10))),
+                "x"));
+    BenchmarkReport.write(
+        Path.of("target", "benchmarks"),
+        "retry-ordering",
+        "records/s",
+        new ArrayList<>(m.values()),
+        checks,
+        List.of(
+            String.format(
+                Locale.ROOT,
+                "%d records per run over %d keys on one partition, fixed delay %d ms, the failing"
+                    + " records picked by offset (the same in every variant); %d alternated"
+                    + " rounds %s",
+                records,
+                KEYS,
+                DELAY_MS,
+                rounds,
+                Rounds.warmUp(rounds)),
+            String.format(
+                Locale.ROOT,
+                "blocked-key state writes per retried record (key order, last round): %.1f at 1%%,"
+                    + " %.1f at 10%% (written once per key per commit while records join it)",
+                WRITES_PER_RETRY.getOrDefault(1, 0.0),
+                WRITES_PER_RETRY.getOrDefault(10, 0.0))));
+  }
+
+  private static double run(KafkaBroker kafka, int records, int percent, String ordering)
+      throws Exception {
+    String topic = UniqueNames.topic("bench-order");
+    kafka.createTopic(topic, 1);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (int i = 0; i < records; i++) {
+        producer.send(
+            new ProducerRecord<>(
+                topic, ("k" + (i % KEYS)).getBytes(), ("{\"amount\":" + i + "}").getBytes()));
+      }
+      producer.flush();
+    }
+    Map<String, Object> settings = new HashMap<>();
+    settings.put(RetryConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+    settings.put(RetryConfig.GROUP_ID, UniqueNames.group("bench-order"));
+    settings.put(RetryConfig.TOPIC, topic);
+    settings.put(RetryConfig.ORDERING, ordering);
+    settings.put(RetryConfig.MAX_ATTEMPTS, 2);
+    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
+    settings.put(RetryConfig.BACKOFF_INITIAL_MS, DELAY_MS);
+    settings.put(RetryConfig.BACKOFF_MAX_MS, DELAY_MS);
+    settings.put(RetryConfig.BUDGET_CAPACITY, records);
+    settings.put(RetryConfig.BUDGET_REFILL_PER_SECOND, 1_000_000.0);
+    settings.put("kafka." + ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
+    Map<Long, Boolean> failedOnce = new ConcurrentHashMap<>();
+    AtomicLong first = new AtomicLong();
+    RecordHandler<byte[], byte[]> handler =
+        (ConsumerRecord<byte[], byte[]> r) -> {
+          first.compareAndSet(0, System.nanoTime());
+          // Golden-ratio hashing spreads the failing offsets evenly: the same ones every run.
+          boolean fails = Math.floorMod(r.offset() * 0x9E3779B97F4A7C15L, 100) < percent;
+          if (fails && failedOnce.putIfAbsent(r.offset(), Boolean.TRUE) == null) {
+            throw new SQLTransientConnectionException("fails once");
+          }
+        };
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (RetryingConsumer<byte[], byte[]> consumer =
+        RetryingConsumer.builder(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())
+            .handler(handler)
+            .meterRegistry(registry)
+            .build()) {
+      Future<?> loop = thread.submit(() -> consumer.runUntil(p -> p.succeeded() >= records));
+      loop.get(10, TimeUnit.MINUTES);
+    } finally {
+      thread.shutdown();
+    }
+    if (ordering.equals("key")) {
+      double writes = registry.get("courier.retry.ordering.state.writes").counter().count();
+      double retried = registry.find("courier.retry.attempts").tag("tier", "1").counter().count();
+      WRITES_PER_RETRY.put(percent, writes / retried);
+    }
+    return records / ((System.nanoTime() - first.get()) / 1e9);
+  }
+}

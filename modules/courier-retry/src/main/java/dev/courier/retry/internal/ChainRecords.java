@@ -1,0 +1,71 @@
+package dev.courier.retry.internal;
+
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * How a blocked key is kept in {@code <topic>.retry.blocked}: keyed by the main topic's partition
+ * and the record key, the value the chain's head, the highest offset it held, when it was blocked
+ * and the offsets waiting; a tombstone once the key is free. Compaction keeps the last of each.
+ */
+public final class ChainRecords {
+
+  private static final byte VERSION = 1;
+
+  private ChainRecords() {}
+
+  /**
+   * The state record's key: the main-topic partition (4 bytes, big-endian), then the record key.
+   */
+  public static byte[] key(int partition, byte[] recordKey) {
+    return ByteBuffer.allocate(4 + recordKey.length).putInt(partition).put(recordKey).array();
+  }
+
+  public static int partitionOf(byte[] stateKey) {
+    return ByteBuffer.wrap(stateKey).getInt();
+  }
+
+  public static byte[] recordKeyOf(byte[] stateKey) {
+    return Arrays.copyOfRange(stateKey, 4, stateKey.length);
+  }
+
+  /**
+   * The chain's value: version, head (-1 while draining), highest offset, since, waiting offsets.
+   */
+  public static byte[] value(KeyChains.Chain c) {
+    List<KeyChains.Waiting> waiting = c.waiting();
+    ByteBuffer b = ByteBuffer.allocate(1 + 8 + 8 + 8 + 4 + 8 * waiting.size());
+    b.put(VERSION).putLong(c.head).putLong(c.seen).putLong(c.since.toEpochMilli());
+    b.putInt(waiting.size());
+    waiting.forEach(w -> b.putLong(w.offset()));
+    return b.array();
+  }
+
+  /**
+   * The chain a state record describes.
+   *
+   * @throws IllegalArgumentException the value is not one this version wrote
+   */
+  public static KeyChains.Chain chain(TopicPartition mainTp, byte[] stateKey, byte[] value) {
+    ByteBuffer b = ByteBuffer.wrap(value);
+    if (value.length < 29 || b.get() != VERSION) {
+      throw new IllegalArgumentException("not a blocked-key record of version " + VERSION);
+    }
+    long head = b.getLong();
+    long seen = b.getLong();
+    Instant since = Instant.ofEpochMilli(b.getLong());
+    int n = b.getInt();
+    if (n < 0 || b.remaining() != 8L * n) {
+      throw new IllegalArgumentException("waiting count " + n + " does not match the value");
+    }
+    List<Long> waiting = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      waiting.add(b.getLong());
+    }
+    return KeyChains.restored(mainTp, recordKeyOf(stateKey), head, seen, since, waiting);
+  }
+}

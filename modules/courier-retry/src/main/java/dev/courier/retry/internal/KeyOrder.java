@@ -1,0 +1,409 @@
+package dev.courier.retry.internal;
+
+import dev.courier.retry.Decision;
+import dev.courier.retry.OrderingOverflow;
+import dev.courier.retry.RetryTopics;
+import dev.courier.retry.WaitingOnDeadLetter;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps each key's order through the ladder ({@code retry.ordering=key}). A main-topic record that
+ * goes to a tier blocks its key: the key's later main-topic records wait behind it, without a call,
+ * their offsets committed once the wait is written down. When the head succeeds (or goes to the DLT
+ * with {@code release}) the key drains: the loop hands its waiting records to the handler in order;
+ * one that fails for a retry becomes the head. With {@code park}, a head that goes to the DLT takes
+ * what waits behind it along.
+ *
+ * <p>A key's chain is written to {@code <topic>.retry.blocked} (partition = the main topic's) when
+ * it changed, once per commit, before the commit of the records that changed it ({@link
+ * #writeChanged()}), and read back when a partition is assigned, so its next owner knows which keys
+ * are blocked before its first record. Writes per retried record: one when it blocks its key, one
+ * when it resolves (a tombstone when nothing waited), and one per commit in which records joined
+ * its wait.
+ */
+public final class KeyOrder implements OrderHooks, AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KeyOrder.class);
+
+  /** What key order needs of the ladder's settings. */
+  public record Settings(
+      WaitingOnDeadLetter onDeadLetter, OrderingOverflow overflow, String operationKeyHeader) {}
+
+  private final KeyChains chains;
+  private final ChainStore store;
+  private final LadderPublisher publisher;
+  private final RetryTopics topics;
+  private final Settings settings;
+  private final OrderMetrics metrics;
+  private final Clock clock;
+
+  /** Heads whose forward to a tier was parked instead: resolved at the loop's next turn. */
+  private final List<Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState>> refusedHeads =
+      new ArrayList<>();
+
+  /**
+   * Chains whose waiting records go to the DLT as soon as they can be read, each with the record
+   * whose resolution parks them (its commit waits for the chain's tombstone).
+   */
+  private final Map<KeyChains.Chain, ConsumerRecord<byte[], byte[]>> toPark = new LinkedHashMap<>();
+
+  /** Main-topic partitions whose blocked keys could not be read yet: not read until they are. */
+  private final Set<TopicPartition> unrestored = new LinkedHashSet<>();
+
+  /**
+   * Keys whose chain changed since it was last written, each with the first record of each
+   * partition whose commit needs the write: written once each before the next commit, so a key with
+   * many records waiting costs one write per commit and not one per record.
+   */
+  private final Map<
+          Map.Entry<TopicPartition, KeyChains.Key>,
+          Map<TopicPartition, ConsumerRecord<byte[], byte[]>>>
+      dirty = new LinkedHashMap<>();
+
+  public KeyOrder(
+      KeyChains chains,
+      ChainStore store,
+      LadderPublisher publisher,
+      RetryTopics topics,
+      Settings settings,
+      OrderMetrics metrics,
+      Clock clock) {
+    this.chains = chains;
+    this.store = store;
+    this.publisher = publisher;
+    this.topics = topics;
+    this.settings = settings;
+    this.metrics = metrics;
+    this.clock = clock;
+    publisher.refusals((record, state) -> refusedHeads.add(Map.entry(record, state)));
+  }
+
+  /**
+   * What a main-topic record needs before its headers are read: empty when it is handled as usual.
+   */
+  public Optional<RecordStep> admit(ConsumerRecord<byte[], byte[]> record) {
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    if (unrestored.contains(tp)) {
+      return Optional.of(new RecordStep.Full()); // which keys are blocked is not known yet
+    }
+    return switch (chains.admit(tp, record.key(), record.offset())) {
+      case FREE -> Optional.empty();
+      case WAIT -> Optional.of(new RecordStep.Follow());
+      case SEEN -> Optional.of(new RecordStep.Seen());
+      case FULL -> full();
+      case OVERFLOW ->
+          settings.overflow() == OrderingOverflow.PAUSE ? full() : overflow(record, tp);
+    };
+  }
+
+  private Optional<RecordStep> full() {
+    metrics.overflows.increment();
+    return Optional.of(new RecordStep.Full());
+  }
+
+  private Optional<RecordStep> overflow(ConsumerRecord<byte[], byte[]> record, TopicPartition tp) {
+    metrics.overflows.increment();
+    KeyChains.Chain c = chains.chain(tp, record.key()).orElseThrow();
+    return Optional.of(
+        new RecordStep.Park(
+            LadderState.of(record, settings.operationKeyHeader()),
+            Hop.Failure.behind(
+                Decision.DeadLetter.ORDERING_OVERFLOW,
+                c.blocker(),
+                clock.instant(),
+                "not executed: its key waits behind "
+                    + c.blocker()
+                    + " and "
+                    + tp
+                    + " already has "
+                    + chains.waitingRecords(tp)
+                    + " records waiting (retry.ordering.max.waiting.records)")));
+  }
+
+  @Override
+  public void follow(ConsumerRecord<byte[], byte[]> record) {
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    write(chains.follow(tp, record, clock.instant()), record);
+  }
+
+  @Override
+  public void seen(ConsumerRecord<byte[], byte[]> record) {
+    metrics.seen.increment();
+    // Read again because its commit did not happen: its chain's state may not have been written.
+    chains
+        .chain(new TopicPartition(record.topic(), record.partition()), record.key())
+        .ifPresent(c -> write(c, record));
+  }
+
+  @Override
+  public void retrying(ConsumerRecord<byte[], byte[]> record, LadderState state, int tier) {
+    if (record.key() == null || tier != 0) {
+      return; // a head climbing the ladder leaves its chain as it is
+    }
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    write(chains.block(tp, record.key(), record.offset(), clock.instant()), record);
+  }
+
+  @Override
+  public void succeeded(ConsumerRecord<byte[], byte[]> record, LadderState state, int tier) {
+    if (record.key() == null) {
+      return;
+    }
+    TopicPartition tp = mainPartition(state);
+    Optional<KeyChains.Chain> headed = chains.headed(tp, record.key(), state.originalOffset());
+    if (headed.isPresent()) {
+      chains.drain(headed.get());
+      write(headed.get(), record);
+      return;
+    }
+    chains
+        .releasing(tp, record.key(), state.originalOffset())
+        .ifPresent(
+            c -> {
+              chains.released(c);
+              if (chains.gone(c)) {
+                write(c, null);
+              }
+            });
+  }
+
+  @Override
+  public void deadLettered(
+      ConsumerRecord<byte[], byte[]> record, LadderState state, int tier, Hop.Failure failure) {
+    if (record.key() == null) {
+      return;
+    }
+    TopicPartition tp = mainPartition(state);
+    Optional<KeyChains.Chain> headed = chains.headed(tp, record.key(), state.originalOffset());
+    if (headed.isPresent()) {
+      headDeadLettered(headed.get(), record);
+      return;
+    }
+    // A waiting record released and dead-lettered at its first attempt: the rest go on.
+    chains
+        .releasing(tp, record.key(), state.originalOffset())
+        .ifPresent(
+            c -> {
+              chains.released(c);
+              if (chains.gone(c)) {
+                write(c, null);
+              }
+            });
+  }
+
+  private void headDeadLettered(KeyChains.Chain c, ConsumerRecord<byte[], byte[]> record) {
+    if (settings.onDeadLetter() == WaitingOnDeadLetter.RELEASE || c.waiting.isEmpty()) {
+      chains.drain(c);
+      write(c, record);
+    } else {
+      toPark.put(c, record);
+      parkWaiting();
+    }
+  }
+
+  /**
+   * At the loop's turn, before it polls: resolves heads whose forward was parked instead, parks
+   * what waits behind heads that went to the DLT, and writes again state whose write was lost.
+   */
+  public void catchUp() {
+    if (!unrestored.isEmpty()) {
+      assigned(List.copyOf(unrestored));
+    }
+    if (!refusedHeads.isEmpty()) {
+      List<Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState>> refused =
+          List.copyOf(refusedHeads);
+      refusedHeads.clear();
+      for (Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState> e : refused) {
+        ConsumerRecord<byte[], byte[]> r = e.getKey();
+        if (r.key() != null) {
+          chains
+              .headed(mainPartition(e.getValue()), r.key(), e.getValue().originalOffset())
+              .ifPresent(c -> headDeadLettered(c, r));
+        }
+      }
+    }
+    parkWaiting();
+  }
+
+  /**
+   * Before a commit: writes the state of every key whose chain changed since its last write (a
+   * tombstone for a key now free), acknowledged with the ladder's forwards.
+   */
+  public void writeChanged() {
+    if (dirty.isEmpty()) {
+      return;
+    }
+    var changed = List.copyOf(dirty.entrySet());
+    dirty.clear();
+    for (var e : changed) {
+      TopicPartition tp = e.getKey().getKey();
+      KeyChains.Key key = e.getKey().getValue();
+      metrics.writes.increment();
+      publisher.writeState(
+          topics.blocked(),
+          tp.partition(),
+          ChainRecords.key(tp.partition(), key.bytes()),
+          chains.chain(tp, key.bytes()).map(ChainRecords::value).orElse(null),
+          e.getValue().values(),
+          () -> dirty.putIfAbsent(Map.entry(tp, key), new LinkedHashMap<>())); // written again
+    }
+  }
+
+  /** The draining keys with records in line, each with its waiting records read. */
+  public List<Released> releasable() {
+    List<Released> out = new ArrayList<>();
+    for (KeyChains.Chain c : chains.draining()) {
+      lineUp(c).ifPresent(records -> out.add(new Released(c, records)));
+    }
+    return out;
+  }
+
+  /** A draining key and its waiting records, in order. */
+  public record Released(KeyChains.Chain chain, List<ConsumerRecord<byte[], byte[]>> records) {}
+
+  /** Partitions assigned: their blocked keys are read back before their first record. */
+  public void assigned(Collection<TopicPartition> partitions) {
+    for (TopicPartition tp : partitions) {
+      if (topics.tierOf(tp.topic()) != 0) {
+        continue;
+      }
+      List<KeyChains.Chain> restored;
+      try {
+        restored = store.restore(tp);
+      } catch (KafkaException e) {
+        if (unrestored.add(tp)) {
+          LOG.warn(
+              "{}: cannot read its blocked keys from {} yet ({}); it is not read until they are",
+              tp,
+              topics.blocked(),
+              e.toString());
+        }
+        continue;
+      }
+      unrestored.remove(tp);
+      chains.restore(tp, restored);
+      if (!restored.isEmpty()) {
+        LOG.info(
+            "{}: {} blocked key(s), {} record(s) waiting, read back from {}",
+            tp,
+            restored.size(),
+            chains.waitingRecords(tp),
+            topics.blocked());
+      }
+    }
+  }
+
+  /** Partitions revoked or lost: their keys are their next owner's, who reads them back. */
+  public void forget(Collection<TopicPartition> partitions) {
+    chains.forget(partitions);
+    unrestored.removeAll(partitions);
+    toPark.keySet().removeIf(c -> partitions.contains(c.tp));
+    // Revoked ones were written before their commit; a lost one's next owner reads its records
+    // again from the last commit.
+    dirty.keySet().removeIf(e -> partitions.contains(e.getKey()));
+  }
+
+  public void updateGauges(Instant now) {
+    metrics.update(chains, now);
+  }
+
+  /** Closes the reader of blocked keys. */
+  @Override
+  public void close() {
+    store.close();
+  }
+
+  private void parkWaiting() {
+    for (KeyChains.Chain c : List.copyOf(toPark.keySet())) {
+      Optional<List<ConsumerRecord<byte[], byte[]>>> records = lineUp(c);
+      if (records.isEmpty()) {
+        continue; // read again at the next turn
+      }
+      ConsumerRecord<byte[], byte[]> resolved = toPark.remove(c);
+      String blocker = c.blocker();
+      chains.park(c);
+      Instant now = clock.instant();
+      for (ConsumerRecord<byte[], byte[]> r : records.get()) {
+        publisher.deadLetter(
+            r,
+            LadderState.of(r, settings.operationKeyHeader()),
+            Hop.Failure.behind(
+                Decision.DeadLetter.WAITING_BEHIND,
+                blocker,
+                now,
+                "not executed: it waited behind " + blocker + ", which went to the DLT"),
+            now);
+        metrics.parked(r);
+      }
+      LOG.warn(
+          "{} record(s) of key '{}' that waited behind {} follow it into {}",
+          records.get().size(),
+          c.key,
+          blocker,
+          topics.deadLetter());
+      write(c, resolved);
+    }
+  }
+
+  /** The chain's waiting records, read from the main topic where only their offsets are known. */
+  private Optional<List<ConsumerRecord<byte[], byte[]>>> lineUp(KeyChains.Chain c) {
+    List<Long> missing =
+        c.waiting.stream().filter(w -> w.record() == null).map(KeyChains.Waiting::offset).toList();
+    Map<Long, ConsumerRecord<byte[], byte[]>> read = Map.of();
+    if (!missing.isEmpty()) {
+      try {
+        read = store.fetch(c.tp, missing);
+      } catch (KafkaException e) {
+        LOG.warn("cannot read the records waiting behind {} yet: {}", c.blocker(), e.toString());
+        return Optional.empty();
+      }
+    }
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    List<KeyChains.Waiting> kept = new ArrayList<>();
+    for (KeyChains.Waiting w : c.waiting) {
+      ConsumerRecord<byte[], byte[]> r = w.record() != null ? w.record() : read.get(w.offset());
+      if (r == null) {
+        metrics.lost.increment();
+        LOG.error(
+            "{}@{} waited behind key '{}' and is no longer in the topic (its retention removed it)",
+            c.tp,
+            w.offset(),
+            c.key);
+        continue;
+      }
+      records.add(r);
+      kept.add(new KeyChains.Waiting(w.offset(), r));
+    }
+    if (kept.size() != c.waiting.size() || !missing.isEmpty()) {
+      chains.replaceWaiting(c, kept);
+    }
+    return Optional.of(records);
+  }
+
+  private static TopicPartition mainPartition(LadderState state) {
+    return new TopicPartition(state.originalTopic(), state.originalPartition());
+  }
+
+  /** The chain's state is written before the next commit, or a tombstone when its key is free. */
+  private void write(KeyChains.Chain c, ConsumerRecord<byte[], byte[]> source) {
+    Map<TopicPartition, ConsumerRecord<byte[], byte[]>> sources =
+        dirty.computeIfAbsent(Map.entry(c.tp, c.key), k -> new LinkedHashMap<>());
+    if (source != null) {
+      sources.putIfAbsent(new TopicPartition(source.topic(), source.partition()), source);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+package dev.courier.retry.internal;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * What the ladder tells key order as it settles records, each in its turn ({@code
+ * retry.ordering=key}); {@link #NONE} for {@code none}.
+ */
+public interface OrderHooks {
+
+  OrderHooks NONE = new OrderHooks() {};
+
+  /** A main-topic record waits behind its key's chain. */
+  default void follow(ConsumerRecord<byte[], byte[]> record) {}
+
+  /** A main-topic record read again that its key's chain already holds. */
+  default void seen(ConsumerRecord<byte[], byte[]> record) {}
+
+  /** A record goes to tier {@code tier + 1}: before it is forwarded. */
+  default void retrying(ConsumerRecord<byte[], byte[]> record, LadderState state, int tier) {}
+
+  /** A record's call succeeded. */
+  default void succeeded(ConsumerRecord<byte[], byte[]> record, LadderState state, int tier) {}
+
+  /** A record went to the DLT. */
+  default void deadLettered(
+      ConsumerRecord<byte[], byte[]> record, LadderState state, int tier, Hop.Failure failure) {}
+}

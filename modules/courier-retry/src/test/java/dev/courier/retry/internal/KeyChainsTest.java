@@ -1,0 +1,103 @@
+package dev.courier.retry.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.courier.retry.internal.KeyChains.Admission;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class KeyChainsTest {
+
+  private static final TopicPartition TP = new TopicPartition("orders", 3);
+  private static final Instant T0 = Instant.parse("2026-12-04T10:00:00Z");
+
+  private static byte[] key(String k) {
+    return k.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static ConsumerRecord<byte[], byte[]> record(String k, long offset) {
+    return new ConsumerRecord<>(TP.topic(), TP.partition(), offset, key(k), key("v" + offset));
+  }
+
+  @Test
+  void aKeyIsFreeUntilOneOfItsRecordsGoesToATierThenItsLaterRecordsWaitInOrder() {
+    KeyChains chains = new KeyChains(10, 10);
+    assertThat(chains.admit(TP, key("a"), 5)).isEqualTo(Admission.FREE);
+    chains.block(TP, key("a"), 5, T0);
+    assertThat(chains.admit(TP, key("b"), 6)).isEqualTo(Admission.FREE);
+    assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(Admission.WAIT);
+    chains.follow(TP, record("a", 7), T0);
+    chains.follow(TP, record("a", 9), T0);
+    assertThat(chains.admit(TP, key("a"), 5)).as("the head read again").isEqualTo(Admission.FREE);
+    assertThat(chains.admit(TP, key("a"), 4)).as("before the head: done").isEqualTo(Admission.SEEN);
+    assertThat(chains.admit(TP, key("a"), 9)).as("held already").isEqualTo(Admission.SEEN);
+    assertThat(chains.admit(TP, null, 10)).as("null keys never wait").isEqualTo(Admission.FREE);
+    assertThat(chains.waitingRecords(TP)).isEqualTo(2);
+    assertThat(chains.headed(TP, key("a"), 5)).isPresent();
+    assertThat(chains.headed(TP, key("a"), 7)).isEmpty();
+  }
+
+  @Test
+  void aDrainingKeyReleasesInOrderAndAReleasedRecordThatFailsBecomesTheHead() {
+    KeyChains chains = new KeyChains(10, 10);
+    KeyChains.Chain c = chains.block(TP, key("a"), 5, T0);
+    chains.follow(TP, record("a", 7), T0);
+    chains.follow(TP, record("a", 9), T0);
+    chains.drain(c);
+    assertThat(chains.draining()).containsExactly(c);
+    assertThat(chains.admit(TP, key("a"), 11))
+        .as("still in line while it drains")
+        .isEqualTo(Admission.WAIT);
+    assertThat(chains.releasing(TP, key("a"), 9)).as("not first in line").isEmpty();
+    chains.released(chains.releasing(TP, key("a"), 7).orElseThrow());
+    chains.block(TP, key("a"), 9, T0.plusSeconds(1));
+    assertThat(c.head()).contains(9L);
+    assertThat(c.waiting()).isEmpty();
+    assertThat(chains.waitingRecords(TP)).isZero();
+    chains.drain(c);
+    assertThat(chains.gone(c)).isTrue();
+    assertThat(chains.admit(TP, key("a"), 12)).isEqualTo(Admission.FREE);
+  }
+
+  @Test
+  void boundsAreReportedNotGrown() {
+    KeyChains chains = new KeyChains(2, 1);
+    chains.block(TP, key("a"), 1, T0);
+    chains.follow(TP, record("a", 2), T0);
+    assertThat(chains.admit(TP, key("a"), 3)).isEqualTo(Admission.OVERFLOW);
+    chains.block(TP, key("b"), 4, T0);
+    assertThat(chains.admit(TP, key("c"), 5)).isEqualTo(Admission.FULL);
+    assertThat(chains.belowBounds(TP)).isFalse();
+    assertThat(chains.park(chains.chain(TP, key("a")).orElseThrow()))
+        .extracting(KeyChains.Waiting::offset)
+        .containsExactly(2L);
+    assertThat(chains.belowBounds(TP)).isTrue();
+    assertThat(chains.oldest()).contains(T0);
+  }
+
+  @Test
+  void aChainSurvivesItsRecordInKafka() {
+    KeyChains chains = new KeyChains(10, 10);
+    KeyChains.Chain c = chains.block(TP, key("k\u00e9y"), 5, T0);
+    chains.follow(TP, record("k\u00e9y", 7), T0);
+    chains.follow(TP, record("k\u00e9y", 8), T0);
+    byte[] stateKey = ChainRecords.key(TP.partition(), key("k\u00e9y"));
+    assertThat(ChainRecords.partitionOf(stateKey)).isEqualTo(3);
+    KeyChains.Chain back = ChainRecords.chain(TP, stateKey, ChainRecords.value(c));
+    assertThat(back.key()).isEqualTo(c.key());
+    assertThat(back.head()).contains(5L);
+    assertThat(back.seen()).isEqualTo(8);
+    assertThat(back.since()).isEqualTo(T0);
+    assertThat(back.waiting()).extracting(KeyChains.Waiting::offset).containsExactly(7L, 8L);
+    assertThat(back.waiting()).extracting(KeyChains.Waiting::record).containsOnlyNulls();
+    KeyChains restored = new KeyChains(10, 10);
+    restored.restore(TP, List.of(back));
+    assertThat(restored.waitingRecords(TP)).isEqualTo(2);
+    assertThat(restored.admit(TP, key("k\u00e9y"), 8)).isEqualTo(Admission.SEEN);
+    assertThat(restored.admit(TP, key("k\u00e9y"), 9)).isEqualTo(Admission.WAIT);
+  }
+}
