@@ -170,8 +170,13 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
       write(headed.get(), record);
       return;
     }
+    releasedOneDone(tp, record.key(), state.originalOffset());
+  }
+
+  /** A record released from behind its key's head is done; the key is free once none is left. */
+  private void releasedOneDone(TopicPartition tp, byte[] key, long offset) {
     chains
-        .releasing(tp, record.key(), state.originalOffset())
+        .releasing(tp, key, offset)
         .ifPresent(
             c -> {
               chains.released(c);
@@ -194,15 +199,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
       return;
     }
     // A waiting record released and dead-lettered at its first attempt: the rest go on.
-    chains
-        .releasing(tp, record.key(), state.originalOffset())
-        .ifPresent(
-            c -> {
-              chains.released(c);
-              if (chains.gone(c)) {
-                write(c, null);
-              }
-            });
+    releasedOneDone(tp, record.key(), state.originalOffset());
   }
 
   private void headDeadLettered(KeyChains.Chain c, ConsumerRecord<byte[], byte[]> record) {
