@@ -11,7 +11,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.sql.SQLTransientConnectionException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,7 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -115,18 +113,10 @@ public final class OrderedRetryBenchmark {
       }
       producer.flush();
     }
-    Map<String, Object> settings = new HashMap<>();
-    settings.put(RetryConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-    settings.put(RetryConfig.GROUP_ID, UniqueNames.group("bench-order"));
-    settings.put(RetryConfig.TOPIC, topic);
+    Map<String, Object> settings =
+        RetryLadderBenchmark.ladderSettings(
+            kafka, UniqueNames.group("bench-order"), topic, records, DELAY_MS);
     settings.put(RetryConfig.ORDERING, ordering);
-    settings.put(RetryConfig.MAX_ATTEMPTS, 2);
-    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
-    settings.put(RetryConfig.BACKOFF_INITIAL_MS, DELAY_MS);
-    settings.put(RetryConfig.BACKOFF_MAX_MS, DELAY_MS);
-    settings.put(RetryConfig.BUDGET_CAPACITY, records);
-    settings.put(RetryConfig.BUDGET_REFILL_PER_SECOND, 1_000_000.0);
-    settings.put("kafka." + ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
     Map<Long, Boolean> failedOnce = new ConcurrentHashMap<>();
     AtomicLong first = new AtomicLong();
     RecordHandler<byte[], byte[]> handler =

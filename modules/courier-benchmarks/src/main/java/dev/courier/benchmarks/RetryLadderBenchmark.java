@@ -204,17 +204,8 @@ public final class RetryLadderBenchmark {
       Runnable load,
       List<Double> mainPass)
       throws Exception {
-    Map<String, Object> settings = new HashMap<>();
-    settings.put(RetryConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-    settings.put(RetryConfig.GROUP_ID, UniqueNames.group("bench-ladder"));
-    settings.put(RetryConfig.TOPIC, topic);
-    settings.put(RetryConfig.MAX_ATTEMPTS, 2);
-    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
-    settings.put(RetryConfig.BACKOFF_INITIAL_MS, DELAY_MS);
-    settings.put(RetryConfig.BACKOFF_MAX_MS, DELAY_MS);
-    settings.put(RetryConfig.BUDGET_CAPACITY, records);
-    settings.put(RetryConfig.BUDGET_REFILL_PER_SECOND, 1_000_000.0);
-    settings.put("kafka." + ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
+    Map<String, Object> settings =
+        ladderSettings(kafka, UniqueNames.group("bench-ladder"), topic, records, DELAY_MS);
     Map<Long, Boolean> failedOnce = new ConcurrentHashMap<>();
     AtomicLong firstTier = new AtomicLong();
     AtomicLong lastTier = new AtomicLong();
@@ -322,5 +313,25 @@ public final class RetryLadderBenchmark {
       }
       producer.flush();
     }
+  }
+
+  /**
+   * A two-attempt ladder with a fixed delay, a budget that never refuses and 500 records a poll:
+   * what the retry benchmarks share.
+   */
+  static Map<String, Object> ladderSettings(
+      KafkaBroker kafka, String group, String topic, int records, long delayMs) {
+    Map<String, Object> settings = new HashMap<>();
+    settings.put(RetryConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+    settings.put(RetryConfig.GROUP_ID, group);
+    settings.put(RetryConfig.TOPIC, topic);
+    settings.put(RetryConfig.MAX_ATTEMPTS, 2);
+    settings.put(RetryConfig.BACKOFF_TYPE, "fixed");
+    settings.put(RetryConfig.BACKOFF_INITIAL_MS, delayMs);
+    settings.put(RetryConfig.BACKOFF_MAX_MS, delayMs);
+    settings.put(RetryConfig.BUDGET_CAPACITY, records);
+    settings.put(RetryConfig.BUDGET_REFILL_PER_SECOND, 1_000_000.0);
+    settings.put("kafka." + ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
+    return settings;
   }
 }
