@@ -12,6 +12,9 @@ import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -426,6 +429,15 @@ final class OutboxBaselines {
   }
 
   static void writeEvents(DataSource db, OutboxWriter writer, int events) throws Exception {
+    writeEvents(db, writer, events, null);
+  }
+
+  /**
+   * As {@link #writeEvents(DataSource, OutboxWriter, int)}, each transaction inside a request span
+   * of {@code requests} when given (the application's span an outbox row continues).
+   */
+  static void writeEvents(DataSource db, OutboxWriter writer, int events, Tracer requests)
+      throws Exception {
     try (Connection c = db.getConnection()) {
       c.setAutoCommit(false);
       List<OutboxEvent> batch = new ArrayList<>(BATCH);
@@ -436,14 +448,20 @@ final class OutboxBaselines {
                 .eventType("CreditRequested")
                 .json(PAYLOAD_JSON)
                 .build());
-        if (batch.size() == BATCH) {
-          writer.writeAll(c, batch);
-          c.commit();
+        if (batch.size() == BATCH || i == events - 1) {
+          Span request =
+              requests == null ? null : requests.spanBuilder("POST /credits").startSpan();
+          try (Scope ignored = request == null ? Scope.noop() : request.makeCurrent()) {
+            writer.writeAll(c, batch);
+            c.commit();
+          } finally {
+            if (request != null) {
+              request.end();
+            }
+          }
           batch.clear();
         }
       }
-      writer.writeAll(c, batch);
-      c.commit();
     }
   }
 

@@ -4,6 +4,7 @@ import dev.courier.cli.Courier;
 import dev.courier.outbox.OutboxRelay;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxSchema;
+import dev.courier.outbox.OutboxWriter;
 import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.JvmWorker;
@@ -16,6 +17,8 @@ import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Tracer;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -200,14 +203,28 @@ public final class OutboxPipelineBenchmark {
 
   /** Insert to consumed through a relay of its own, started for this run. */
   private static double courier(KafkaBroker kafka, TestDatabase db, int events) throws Exception {
+    return courier(kafka, db, events, null, null);
+  }
+
+  /**
+   * As the other; with {@code tracing} the writer and the relay trace, and with {@code requests}
+   * each transaction runs inside a request span (the application's, whether Courier traces or not).
+   */
+  static double courier(
+      KafkaBroker kafka, TestDatabase db, int events, OpenTelemetry tracing, Tracer requests)
+      throws Exception {
     Map<String, String> settings = relaySettings(kafka, db);
     String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
     kafka.createTopic(topic, 1);
+    OutboxWriter.Builder writer = OutboxWriter.builder();
+    if (tracing != null) {
+      writer.openTelemetry(tracing);
+    }
     try {
       try (OutboxRelay relay =
-          OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+          OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC(), tracing)) {
         relay.awaitStreaming(Duration.ofSeconds(60));
-        return insertAndConsume(kafka, db, topic, events);
+        return insertAndConsume(kafka, db, topic, events, writer.build(), requests);
       }
     } finally {
       OutboxBaselines.dropSlot(db, settings);
@@ -216,6 +233,17 @@ public final class OutboxPipelineBenchmark {
 
   private static double insertAndConsume(
       KafkaBroker kafka, TestDatabase db, String topic, int events) throws Exception {
+    return insertAndConsume(kafka, db, topic, events, OutboxWriter.create(), null);
+  }
+
+  private static double insertAndConsume(
+      KafkaBroker kafka,
+      TestDatabase db,
+      String topic,
+      int events,
+      OutboxWriter writer,
+      Tracer requests)
+      throws Exception {
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(
             kafka.consumerConfig(UniqueNames.group("bench")),
@@ -226,7 +254,7 @@ public final class OutboxPipelineBenchmark {
       consumer.seekToEnd(consumer.assignment());
       consumer.assignment().forEach(consumer::position);
       long started = System.nanoTime();
-      OutboxBaselines.writeEvents(db.dataSource(), events);
+      OutboxBaselines.writeEvents(db.dataSource(), writer, events, requests);
       long received = 0;
       while (received < events) {
         received += consumer.poll(Duration.ofMillis(100)).count();

@@ -8,6 +8,7 @@ import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.UniqueNames;
+import io.opentelemetry.api.OpenTelemetry;
 import java.nio.file.Path;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
@@ -204,6 +205,19 @@ public final class RetryLadderBenchmark {
       Runnable load,
       List<Double> mainPass)
       throws Exception {
+    return ladder(kafka, topic, records, lateness, load, mainPass, null);
+  }
+
+  /** As the other, tracing the ladder with {@code openTelemetry} when given. */
+  static double ladder(
+      KafkaBroker kafka,
+      String topic,
+      int records,
+      List<Duration> lateness,
+      Runnable load,
+      List<Double> mainPass,
+      OpenTelemetry openTelemetry)
+      throws Exception {
     Map<String, Object> settings =
         ladderSettings(kafka, UniqueNames.group("bench-ladder"), topic, records, DELAY_MS);
     Map<Long, Boolean> failedOnce = new ConcurrentHashMap<>();
@@ -230,10 +244,13 @@ public final class RetryLadderBenchmark {
               .ifPresent(due -> lateness.add(Duration.between(due, Instant.now())));
         };
     ExecutorService thread = Executors.newSingleThreadExecutor();
-    try (RetryingConsumer<byte[], byte[]> consumer =
+    RetryingConsumer.Builder<byte[], byte[]> built =
         RetryingConsumer.builder(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())
-            .handler(handler)
-            .build()) {
+            .handler(handler);
+    if (openTelemetry != null) {
+      built.openTelemetry(openTelemetry);
+    }
+    try (RetryingConsumer<byte[], byte[]> consumer = built.build()) {
       Future<?> loop = thread.submit(() -> consumer.runUntil(p -> p.succeeded() >= records));
       if (load != null) {
         load.run();
@@ -294,6 +311,12 @@ public final class RetryLadderBenchmark {
    * every 10 ms, parked in between (a spinning generator takes a core from what it measures).
    */
   private static void produce(KafkaBroker kafka, String topic, int records, int perSecond) {
+    produce(kafka, topic, records, perSecond, null);
+  }
+
+  /** As the other, each record carrying {@code traceparent} when given. */
+  static void produce(
+      KafkaBroker kafka, String topic, int records, int perSecond, byte[] traceparent) {
     int perTick = perSecond == 0 ? records : Math.max(1, perSecond / 100);
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(
@@ -306,9 +329,13 @@ public final class RetryLadderBenchmark {
           left = due - System.nanoTime();
         }
         for (int n = 0; n < perTick && i < records; n++, i++) {
-          producer.send(
+          ProducerRecord<byte[], byte[]> r =
               new ProducerRecord<>(
-                  topic, ("k" + (i % 100)).getBytes(), ("{\"amount\":" + i + "}").getBytes()));
+                  topic, ("k" + (i % 100)).getBytes(), ("{\"amount\":" + i + "}").getBytes());
+          if (traceparent != null) {
+            r.headers().add(CourierHeaders.TRACEPARENT, traceparent);
+          }
+          producer.send(r);
         }
       }
       producer.flush();

@@ -24,6 +24,7 @@ public final class RunAll {
           "relay-faults",
           "idempotency",
           "retry",
+          "tracing",
           "retry-ordering",
           "faults",
           "faults-ordered",
@@ -64,6 +65,12 @@ public final class RunAll {
                 smoke
                     ? new String[] {"200", "1", "200", "1"}
                     : new String[] {"100000", "5", "2000", "10"}));
+    Step.run(
+        failed,
+        "tracing",
+        () ->
+            TracingBenchmark.main(
+                smoke ? new String[] {"500", "200", "1"} : new String[] {"50000", "50000", "5"}));
     Step.run(
         failed,
         "retry-ordering",

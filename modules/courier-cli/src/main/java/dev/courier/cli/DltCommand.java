@@ -4,10 +4,12 @@ import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
 import dev.courier.retry.DltReplayerConfig;
+import io.micrometer.core.instrument.Metrics;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
@@ -97,7 +99,12 @@ final class DltCommand {
   static DltReplayer replayer(OperatorSettings settings) {
     Map<String, Object> replayer = settings.clients().asSettings();
     replayer.put(DltReplayerConfig.REPLAY_RATE_PER_SECOND, settings.replayRate());
-    return DltReplayer.create(replayer, settings.auditDatabase());
+    return DltReplayer.create(
+        replayer,
+        settings.auditDatabase(),
+        Metrics.globalRegistry,
+        Clock.systemUTC(),
+        ServiceTracing.global().orElse(null));
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true, description = "One line a dead letter.")

@@ -37,7 +37,8 @@ final class HeadersReference {
     return out.toString();
   }
 
-  private static String cell(String text) {
+  /** A markdown table cell: pipes escaped, angle brackets as entities. */
+  static String cell(String text) {
     return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;");
   }
 }

@@ -4,12 +4,16 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.core.PermanentError;
 import dev.courier.retry.RecordHandler;
 import dev.courier.retry.RetryConfig;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.Configurable;
@@ -21,7 +25,8 @@ import org.apache.kafka.common.config.ConfigException;
  * language gets Courier's retry ladder in front of it. The operation key goes in {@code
  * Idempotency-Key} (the IETF draft header) so the endpoint can deduplicate; the record key in
  * {@code Courier-Key} (keys of any bytes: see {@link HttpKeys}); the coordinates in {@code
- * Courier-Topic}, {@code Courier-Partition}, {@code Courier-Offset}.
+ * Courier-Topic}, {@code Courier-Partition}, {@code Courier-Offset}; the trace in {@code
+ * traceparent}.
  *
  * <p>2xx is success. 408, 425, 429 and 5xx, timeouts and refused connections are transient (retried
  * through the tiers); any other status is permanent (straight to the DLT, status and body in the
@@ -81,6 +86,7 @@ public final class HttpRecordHandler implements RecordHandler<byte[], byte[]>, C
       request.header(HttpKeys.KEY, HttpKeys.base64url(key));
       request.header(HttpKeys.KEY_ENCODING, HttpKeys.BASE64URL);
     }
+    trace(record, request);
     HttpResponse<String> response =
         client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     int status = response.statusCode();
@@ -92,6 +98,21 @@ public final class HttpRecordHandler implements RecordHandler<byte[], byte[]>, C
       throw new Unavailable(detail);
     }
     throw new Refused(status, detail);
+  }
+
+  /**
+   * The endpoint continues the trace: the attempt's span when the worker traces (the handler runs
+   * inside it), else the record's own {@code traceparent} and {@code tracestate} as they came.
+   */
+  private static void trace(ConsumerRecord<byte[], byte[]> record, HttpRequest.Builder request) {
+    if (Span.current().getSpanContext().isValid()) {
+      W3CTraceContextPropagator.getInstance()
+          .inject(Context.current(), request, HttpRequest.Builder::setHeader);
+      return;
+    }
+    for (String name : List.of(CourierHeaders.TRACEPARENT, CourierHeaders.TRACESTATE)) {
+      CourierHeaders.text(record.headers(), name).ifPresent(v -> request.setHeader(name, v));
+    }
   }
 
   /** The operation key's bytes, as every Courier consumer resolves it, or null. */

@@ -81,7 +81,9 @@ final class RelayCommand implements Callable<Integer> {
     System.out.println("courier relay: serving /health and /metrics on port " + http.port());
     OutboxRelay relay;
     try {
-      relay = OutboxRelay.create(settings, registry, Clock.systemUTC());
+      relay =
+          OutboxRelay.create(
+              settings, registry, Clock.systemUTC(), ServiceTracing.global().orElse(null));
     } catch (RuntimeException e) {
       http.close();
       throw e;

@@ -137,13 +137,14 @@ final class RetryWorkerCommand implements Callable<Integer> {
     RetryingConsumer<byte[], byte[]> consumer;
     try {
       AwaitKafka.await(config.clients(), starting);
-      consumer =
+      RetryingConsumer.Builder<byte[], byte[]> built =
           RetryingConsumer.builder(
                   settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())
               .handler(handler)
               .classifier(classifier(config))
-              .meterRegistry(registry)
-              .build();
+              .meterRegistry(registry);
+      ServiceTracing.global().ifPresent(built::openTelemetry);
+      consumer = built.build();
       // The ladder's topics are made here, so a principal that may not create them exits 2.
       consumer.start();
     } catch (RuntimeException e) {

@@ -6,6 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpServer;
 import dev.courier.core.CourierHeaders;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.context.Scope;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -92,6 +97,30 @@ class HttpRecordHandlerTest {
     return HttpKeys.BASE64URL.equals(h.getFirst(HttpKeys.KEY_ENCODING))
         ? Base64.getUrlDecoder().decode(value)
         : value.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  @Test
+  void theEndpointContinuesTheRecordsTraceOrTheAttemptsSpan() throws Exception {
+    String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    ConsumerRecord<byte[], byte[]> record = record(bytes("acc-17"), bytes("op-1"));
+    record.headers().add(CourierHeaders.TRACEPARENT, bytes(traceparent));
+    handler.handle(record);
+    assertThat(received.get(0).get("traceparent"))
+        .as("untraced worker: the record's own context, as it came")
+        .containsExactly(traceparent);
+
+    SpanContext attempt =
+        SpanContext.create(
+            "0af7651916cd43dd8448eb211c80319c",
+            "00f067aa0ba902b7",
+            TraceFlags.getSampled(),
+            TraceState.getDefault());
+    try (Scope ignored = Span.wrap(attempt).makeCurrent()) {
+      handler.handle(record);
+    }
+    assertThat(received.get(1).get("traceparent"))
+        .as("traced worker: the attempt's span, one header")
+        .containsExactly("00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01");
   }
 
   @Test

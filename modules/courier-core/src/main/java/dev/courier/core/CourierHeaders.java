@@ -79,6 +79,15 @@ public final class CourierHeaders {
   /** Set on records an operator replayed from a DLT: {@code <dlt topic>-<partition>@<offset>}. */
   public static final String REPLAY_OF = "courier.replay.of";
 
+  /**
+   * W3C Trace Context: the trace and span the record belongs to. Courier writes exactly one on
+   * every record it writes (relay, ladder hops, dead letters, replays), replacing any it carried.
+   */
+  public static final String TRACEPARENT = "traceparent";
+
+  /** W3C Trace Context: vendor-specific trace state, carried along with {@link #TRACEPARENT}. */
+  public static final String TRACESTATE = "tracestate";
+
   /** What the ladder writes on a hop; these are replaced, everything else is the record's own. */
   public static final List<String> FAILURE_HEADERS =
       List.of(
@@ -244,6 +253,21 @@ public final class CourierHeaders {
               "<topic>-<partition>@<offset>",
               "The record of the same key this one waited behind, which went to the DLT first"
                   + " (or, for ordering-overflow, which it would have waited behind)."),
+          new Spec(
+              TRACEPARENT,
+              "outbox relay (from the row's tracingspancontext), retry ladder (each hop: the"
+                  + " attempt that failed), `DltReplayer` (the replay span); any traced producer",
+              "every Courier consumer (its span is the record's child); OpenTelemetry's and"
+                  + " Spring Kafka's instrumentation",
+              "W3C Trace Context: 00-<trace id>-<span id>-<flags>",
+              "The span the record continues. One per record: Courier replaces it, never appends"
+                  + " a second."),
+          new Spec(
+              TRACESTATE,
+              "as " + TRACEPARENT + ", when the trace has state",
+              "as " + TRACEPARENT,
+              "W3C Trace Context tracestate",
+              "Vendor-specific trace state, carried along with " + TRACEPARENT + "."),
           new Spec(
               REPLAY_OF,
               "`DltReplayer` (`courier dlt replay`)",

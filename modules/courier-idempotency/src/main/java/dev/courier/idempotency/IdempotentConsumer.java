@@ -4,14 +4,17 @@ import dev.courier.core.CrashPoints;
 import dev.courier.core.ServiceHealth;
 import dev.courier.core.internal.KafkaConnection;
 import dev.courier.core.internal.PollLoop;
+import dev.courier.core.internal.Traces;
 import dev.courier.idempotency.internal.ConsumerCommits;
 import dev.courier.idempotency.internal.DatabaseBatches;
 import dev.courier.idempotency.internal.DatabaseOutage;
 import dev.courier.idempotency.internal.IdempotencyMetrics;
+import dev.courier.idempotency.internal.RecordSpans;
 import dev.courier.idempotency.internal.Rewind;
 import dev.courier.idempotency.internal.TransientFailures;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,6 +60,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   private final ConsumerCommits commits;
   private final DatabaseOutage outage;
   private final KafkaConnection connection;
+  private final RecordSpans spans;
 
   /** Partitions to read again after a transient failure found in a revocation callback. */
   private final Rewind rewindAfterCallback = new Rewind();
@@ -86,6 +90,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     this.outage = new DatabaseOutage("idempotent consumer " + b.group, Clock.systemUTC());
     this.connection =
         new KafkaConnection(b.config.clients().bootstrapServersValue(), Clock.systemUTC());
+    this.spans = new RecordSpans(Traces.of(b.openTelemetry), b.group);
   }
 
   /**
@@ -234,6 +239,9 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     for (int i = 0; i < records.size(); i++) {
       ConsumerRecord<K, V> record = records.get(i);
       RecordResult<K, V> result = results.get(i);
+      if (batchMode) {
+        spans.settled(result);
+      }
       switch (result.outcome()) {
         case APPLIED -> applied++;
         case DUPLICATE -> duplicates++;
@@ -259,11 +267,15 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
   }
 
   private RecordResult<K, V> handleOne(ConsumerRecord<K, V> record) {
-    try {
-      return RecordResult.of(record, handler.handle(record));
-    } catch (RuntimeException e) {
-      return RecordResult.failed(record, e);
-    }
+    return spans.around(
+        record,
+        () -> {
+          try {
+            return RecordResult.of(record, handler.handle(record));
+          } catch (RuntimeException e) {
+            return RecordResult.failed(record, e);
+          }
+        });
   }
 
   /** On the loop's thread, once: what is done is committed, then the consumer closes. */
@@ -331,6 +343,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     private Duration pollTimeout;
     private String group;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
+    private OpenTelemetry openTelemetry;
 
     private Builder(IdempotentConsumerConfig config, Deserializer<K> keys, Deserializer<V> values) {
       this.config = config;
@@ -370,6 +383,15 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
 
     public Builder<K, V> meterRegistry(MeterRegistry registry) {
       this.meterRegistry = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
+    /**
+     * Traces each record: a {@code process} span, a child of the context the record carries, with
+     * the outcome (a duplicate says so). Without it no span is started.
+     */
+    public Builder<K, V> openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
       return this;
     }
 

@@ -1,10 +1,12 @@
 package dev.courier.idempotency;
 
+import dev.courier.core.CourierTracing;
 import dev.courier.idempotency.internal.IdempotencyMetrics;
 import dev.courier.idempotency.internal.KeySql;
 import dev.courier.idempotency.internal.KeySql.Coordinates;
 import dev.courier.idempotency.internal.KeySql.KeyRow;
 import dev.courier.idempotency.internal.TransientFailures;
+import io.opentelemetry.api.trace.Span;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
@@ -339,6 +341,10 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
   private KeyRow keyRow(ConsumerRecord<K, V> record) {
     Coordinates at = new Coordinates(record.topic(), record.partition(), record.offset());
     String key = keys.extract(record).orElse(null);
+    if (key != null) {
+      // The consumer's span of this record, when it is traced (a no-op otherwise).
+      Span.current().setAttribute(CourierTracing.OPERATION_KEY, key);
+    }
     if (key == null) {
       MissingOperationKeyException missing =
           new MissingOperationKeyException(keys.describe(), describe(record));

@@ -29,7 +29,12 @@ public final class LabCommand implements Callable<Integer> {
 
   static final List<LabStep> STEPS =
       List.of(
-          new OutboxStep(), new CrashStep(), new ReplayStep(), new RetryStep(), new OverloadStep());
+          new OutboxStep(),
+          new CrashStep(),
+          new ReplayStep(),
+          new RetryStep(),
+          new OverloadStep(),
+          new TraceStep());
 
   @Option(
       names = "--step",

@@ -16,7 +16,8 @@ class LabCommandTest {
     assertThat(LabCommand.chosen(List.of("retry", "2", "OUTBOX"))).containsExactly(1, 2, 4);
     assertThat(LabCommand.chosen(List.of())).isEmpty();
     assertThatThrownBy(() -> LabCommand.chosen(List.of("retries")))
-        .hasMessage("--step retries: steps are 1 to 5 or outbox, crash, replay, retry, overload");
+        .hasMessage(
+            "--step retries: steps are 1 to 6 or outbox, crash, replay, retry, overload, trace");
     assertThatThrownBy(() -> LabCommand.chosen(List.of("0"))).hasMessageContaining("--step 0");
   }
 

@@ -33,7 +33,7 @@ class LabIT {
       String output = lab.output();
       assertThat(status).as(output).isZero();
       assertThat(output)
-          .contains("courier lab: 5 of 5 step(s) passed")
+          .contains("courier lab: 6 of 6 step(s) passed")
           .doesNotContain("[FAIL]")
           .contains("unguarded total after the restart: 20")
           .contains("guarded total after the restart: 10")
@@ -67,7 +67,7 @@ class LabIT {
             .start()) {
       assertThat(lab.awaitExit(Duration.ofSeconds(60))).isEqualTo(1);
       assertThat(lab.output())
-          .contains("--step 9: steps are 1 to 5 or outbox, crash, replay, retry, overload")
+          .contains("--step 9: steps are 1 to 6 or outbox, crash, replay, retry, overload, trace")
           .doesNotContain("starting")
           .as("the jar carries its logging provider: no SLF4J warnings come first")
           .doesNotContain("SLF4J");

@@ -2,6 +2,7 @@ package dev.courier.outbox;
 
 import dev.courier.core.CrashPoint;
 import dev.courier.core.ServiceHealth;
+import dev.courier.core.internal.Traces;
 import dev.courier.outbox.internal.Outage;
 import dev.courier.outbox.internal.OutboxMetrics;
 import dev.courier.outbox.internal.RelayState;
@@ -9,6 +10,7 @@ import dev.courier.outbox.internal.RelaySupervisor;
 import dev.courier.outbox.internal.RowRouter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.opentelemetry.api.OpenTelemetry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -87,6 +89,17 @@ public final class OutboxRelay implements AutoCloseable {
 
   /** As {@link #create(Map)}, with the registry for its metrics and the clock of its ages. */
   public static OutboxRelay create(Map<String, ?> settings, MeterRegistry registry, Clock clock) {
+    return create(settings, registry, clock, null);
+  }
+
+  /**
+   * As {@link #create(Map, MeterRegistry, Clock)}, tracing with {@code openTelemetry}: an event
+   * written with a trace context gets a {@code publish} span, its child, from the commit to Kafka's
+   * acknowledgement, and carries that span's {@code traceparent}. Without one (null) the relay
+   * starts no span and passes the writer's context on as it is.
+   */
+  public static OutboxRelay create(
+      Map<String, ?> settings, MeterRegistry registry, Clock clock, OpenTelemetry openTelemetry) {
     OutboxRelayConfig config = new OutboxRelayConfig(settings);
     String name = config.getString(OutboxRelayConfig.RELAY_NAME);
     OutboxMetrics metrics = new OutboxMetrics(registry, name);
@@ -101,7 +114,8 @@ public final class OutboxRelay implements AutoCloseable {
             producer,
             router,
             state,
-            new RelaySupervisor(config, producer, router, metrics, clock, state));
+            new RelaySupervisor(
+                config, producer, router, metrics, clock, state, Traces.of(openTelemetry)));
     metrics.relayGauges(relay, OutboxRelay::retainedWalBytes, r -> r.health().ready() ? 1 : 0);
     try {
       relay.supervisor.checkOnce();

@@ -1,5 +1,6 @@
 package dev.courier.outbox;
 
+import dev.courier.core.CourierTracing;
 import dev.courier.core.internal.SqlMigrations;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -16,7 +17,11 @@ public final class OutboxSchema {
     SqlMigrations.apply(
         dataSource,
         "courier-outbox",
-        List.of("V1__outbox_table.sql", "V2__relay_terms.sql", "V3__outbox_skips.sql"));
+        List.of(
+            "V1__outbox_table.sql",
+            "V2__relay_terms.sql",
+            "V3__outbox_skips.sql",
+            "V4__outbox_trace_context.sql"));
   }
 
   /** The tables and, for every shard after the first, a table like {@code courier_outbox}. */
@@ -34,6 +39,13 @@ public final class OutboxSchema {
                 + " (LIKE "
                 + shards.table(0)
                 + " INCLUDING ALL)");
+        // A shard made before the trace column existed does not get it from LIKE.
+        s.execute(
+            "ALTER TABLE "
+                + shards.table(shard)
+                + " ADD COLUMN IF NOT EXISTS "
+                + CourierTracing.OUTBOX_COLUMN
+                + " varchar(512)");
       }
     } catch (SQLException e) {
       throw new IllegalStateException("cannot create the outbox's shard tables: " + e, e);

@@ -1,7 +1,9 @@
 package dev.courier.outbox;
 
+import dev.courier.core.internal.Traces;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.opentelemetry.api.OpenTelemetry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -36,6 +38,7 @@ public interface OutboxWriter {
     private OutboxShards shards = OutboxShards.SINGLE;
     private boolean removeAfterInsert = true;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
+    private OpenTelemetry openTelemetry;
 
     private Builder() {}
 
@@ -63,8 +66,19 @@ public interface OutboxWriter {
       return this;
     }
 
+    /**
+     * Captures the caller's current trace context into each row's {@code tracingspancontext} column
+     * (Debezium's name and format), which the relay continues; needs the outbox schema's V4
+     * migration. Without it no context is captured and the insert leaves the column out.
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
     public OutboxWriter build() {
-      return new PostgresOutboxWriter(removeAfterInsert, shards, meterRegistry);
+      return new PostgresOutboxWriter(
+          removeAfterInsert, shards, meterRegistry, Traces.of(openTelemetry));
     }
   }
 }

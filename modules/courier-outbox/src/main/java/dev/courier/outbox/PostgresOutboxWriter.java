@@ -2,6 +2,9 @@ package dev.courier.outbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.courier.core.CourierTracing;
+import dev.courier.core.internal.Traces;
+import dev.courier.outbox.internal.TraceColumn;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
@@ -21,9 +24,12 @@ final class PostgresOutboxWriter implements OutboxWriter {
   private final String[] inserts;
   private final String[] deletes;
   private final Counter[] written;
+  private final Traces traces;
 
-  PostgresOutboxWriter(boolean removeAfterInsert, OutboxShards shards, MeterRegistry registry) {
+  PostgresOutboxWriter(
+      boolean removeAfterInsert, OutboxShards shards, MeterRegistry registry, Traces traces) {
     this.removeAfterInsert = removeAfterInsert;
+    this.traces = traces;
     this.shards = shards;
     this.inserts = new String[shards.count()];
     this.deletes = new String[shards.count()];
@@ -33,8 +39,11 @@ final class PostgresOutboxWriter implements OutboxWriter {
       inserts[shard] =
           "INSERT INTO "
               + table
-              + " (id, aggregatetype, aggregateid, type, payload, content_type, headers, deadline)"
-              + " VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?)";
+              + " (id, aggregatetype, aggregateid, type, payload, content_type, headers, deadline"
+              + (traces.enabled() ? ", " + CourierTracing.OUTBOX_COLUMN : "")
+              + ") VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?"
+              + (traces.enabled() ? ", ?" : "")
+              + ")";
       deletes[shard] = "DELETE FROM " + table + " WHERE id = ?";
       written[shard] =
           Counter.builder("courier.outbox.events.written")
@@ -78,6 +87,7 @@ final class PostgresOutboxWriter implements OutboxWriter {
 
   private void writeShard(Connection connection, int shard, List<OutboxEvent> events)
       throws SQLException {
+    String traceContext = traces.enabled() ? TraceColumn.capture(traces) : null;
     try (PreparedStatement insert = connection.prepareStatement(inserts[shard])) {
       for (OutboxEvent event : events) {
         insert.setObject(1, event.eventId());
@@ -91,6 +101,9 @@ final class PostgresOutboxWriter implements OutboxWriter {
           insert.setTimestamp(8, Timestamp.from(event.deadline().get()));
         } else {
           insert.setNull(8, Types.TIMESTAMP_WITH_TIMEZONE);
+        }
+        if (traces.enabled()) {
+          insert.setString(9, traceContext);
         }
         insert.addBatch();
       }

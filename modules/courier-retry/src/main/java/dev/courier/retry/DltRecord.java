@@ -92,6 +92,19 @@ public record DltRecord(
   }
 
   /**
+   * The trace the dead letter belongs to (the W3C trace id of its {@code traceparent}), to look it
+   * up in a tracing backend; empty when it carries none.
+   */
+  public Optional<String> traceId() {
+    return headers.stream()
+        .filter(h -> h.key().equals(CourierHeaders.TRACEPARENT) && h.value() != null)
+        .reduce((a, b) -> b)
+        .map(h -> new String(h.value(), java.nio.charset.StandardCharsets.UTF_8).split("-"))
+        .filter(parts -> parts.length == 4 && parts[1].length() == 32)
+        .map(parts -> parts[1]);
+  }
+
+  /**
    * The letter travelled without the original's value (too large with the ladder's headers): a
    * replay reads it from the original coordinates.
    */
@@ -101,18 +114,19 @@ public record DltRecord(
 
   public String render() {
     return String.format(
-        java.util.Locale.ROOT,
-        "%s  from %s-%d@%d  reason=%s  attempts=%d  failed=%s  key=%s  %s: %s%s",
-        coordinates(),
-        originalTopic,
-        originalPartition,
-        originalOffset,
-        reason,
-        attempts,
-        failedAt,
-        operationKey.orElse("-"),
-        exceptionClass,
-        message,
-        valueOmitted() ? "  (value omitted: read from the original at replay)" : "");
+            java.util.Locale.ROOT,
+            "%s  from %s-%d@%d  reason=%s  attempts=%d  failed=%s  key=%s  %s: %s%s",
+            coordinates(),
+            originalTopic,
+            originalPartition,
+            originalOffset,
+            reason,
+            attempts,
+            failedAt,
+            operationKey.orElse("-"),
+            exceptionClass,
+            message,
+            valueOmitted() ? "  (value omitted: read from the original at replay)" : "")
+        + traceId().map(t -> "  trace=" + t).orElse("");
   }
 }

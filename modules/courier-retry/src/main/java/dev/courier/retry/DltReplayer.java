@@ -1,9 +1,14 @@
 package dev.courier.retry;
 
 import dev.courier.core.CourierHeaders;
+import dev.courier.core.internal.Traces;
+import dev.courier.retry.internal.ReplayTracing;
 import dev.courier.retry.internal.RetryMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -86,13 +91,16 @@ public final class DltReplayer implements AutoCloseable {
   private final Clock clock;
   private final KafkaProducer<byte[], byte[]> producer;
   private final RetryMetrics.Replays meters;
+  private final ReplayTracing tracing;
 
   private DltReplayer(
       DltReplayerConfig config,
       DltStore store,
       KafkaProducer<byte[], byte[]> producer,
       MeterRegistry registry,
-      Clock clock) {
+      Clock clock,
+      OpenTelemetry openTelemetry) {
+    this.tracing = new ReplayTracing(Traces.of(openTelemetry));
     this.config = config;
     this.store = store;
     this.clock = clock;
@@ -114,6 +122,20 @@ public final class DltReplayer implements AutoCloseable {
   /** As {@link #create(Map, DataSource)}, with the registry for its meters and its clock. */
   public static DltReplayer create(
       Map<String, ?> settings, DataSource dataSource, MeterRegistry registry, Clock clock) {
+    return create(settings, dataSource, registry, clock, null);
+  }
+
+  /**
+   * As {@link #create(Map, DataSource, MeterRegistry, Clock)}, tracing each replayed record with a
+   * {@code replay} span linked to its dead letter's trace (null: no span; the record keeps the dead
+   * letter's {@code traceparent}).
+   */
+  public static DltReplayer create(
+      Map<String, ?> settings,
+      DataSource dataSource,
+      MeterRegistry registry,
+      Clock clock,
+      OpenTelemetry openTelemetry) {
     DltReplayerConfig config = new DltReplayerConfig(settings);
     Map<String, Object> pc = config.clients().producer();
     pc.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -123,7 +145,8 @@ public final class DltReplayer implements AutoCloseable {
         new DltStore(dataSource),
         new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer()),
         registry,
-        clock);
+        clock,
+        openTelemetry);
   }
 
   /** Every dead letter up to the topic's current end that the filter keeps, oldest first. */
@@ -219,7 +242,16 @@ public final class DltReplayer implements AutoCloseable {
           // Rate limiting is the point here: wait for the next token.
           LockSupport.parkNanos(rate.untilAvailable().toNanos());
         }
-        producer.send(toReplay(r, plan.target())).get();
+        ProducerRecord<byte[], byte[]> replayed = toReplay(r, plan.target());
+        Span span = tracing.start(replayed, r, actor, reason, id);
+        try (Scope ignored = span.getSpanContext().isValid() ? span.makeCurrent() : Scope.noop()) {
+          producer.send(replayed).get();
+        } catch (ExecutionException | RuntimeException e) {
+          Traces.failed(span, e);
+          throw e;
+        } finally {
+          span.end();
+        }
         sent.add(r.coordinates());
         meters.replayed().increment();
       }

@@ -1,5 +1,6 @@
 package dev.courier.retry;
 
+import dev.courier.core.internal.Traces;
 import dev.courier.retry.internal.HandlerCalls;
 import dev.courier.retry.internal.KeyChains;
 import dev.courier.retry.internal.KeyOrder;
@@ -7,6 +8,7 @@ import dev.courier.retry.internal.LadderLoop;
 import dev.courier.retry.internal.LadderProgress;
 import dev.courier.retry.internal.LadderPublisher;
 import dev.courier.retry.internal.LadderSetup;
+import dev.courier.retry.internal.LadderTracing;
 import dev.courier.retry.internal.OrderMetrics;
 import dev.courier.retry.internal.Outcomes;
 import dev.courier.retry.internal.RetryDecider;
@@ -15,6 +17,7 @@ import dev.courier.retry.internal.Shutdown;
 import dev.courier.retry.internal.StepDecider;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -118,6 +121,9 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     LadderPublisher publisher = made.publisher();
     RetryDecider rules = new RetryDecider(config.policy(), parts.random);
     Outcomes outcomes = new Outcomes(publisher, classifier, rules, metrics, progress, parts.clock);
+    if (parts.openTelemetry != null) {
+      outcomes.tracing(new LadderTracing(Traces.of(parts.openTelemetry), config.group()));
+    }
     KeyOrder order = null;
     if (made.chainStore() != null) {
       order =
@@ -236,6 +242,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     private RandomGenerator random = new Random();
     private RetryBudget budget;
     private MeterRegistry registry = Metrics.globalRegistry;
+    private OpenTelemetry openTelemetry;
 
     private Builder(RetryConfig config, Deserializer<K> keys, Deserializer<V> values) {
       this.config = config;
@@ -271,6 +278,17 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
 
     public Builder<K, V> meterRegistry(MeterRegistry registry) {
       this.registry = Objects.requireNonNull(registry);
+      return this;
+    }
+
+    /**
+     * Traces every attempt: a {@code process} span per handler call, a child of the context the
+     * record carries, current while the handler runs; each hop to a tier or the DLT carries the
+     * attempt's context as its one {@code traceparent}. Without it no span is started and hops keep
+     * the {@code traceparent} they arrived with.
+     */
+    public Builder<K, V> openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry);
       return this;
     }
 

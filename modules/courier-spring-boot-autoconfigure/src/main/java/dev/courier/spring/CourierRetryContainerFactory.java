@@ -6,6 +6,7 @@ import dev.courier.retry.RetryBudget;
 import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryingConsumer;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.lang.reflect.Method;
 import java.time.Clock;
 import java.util.HashMap;
@@ -53,6 +54,7 @@ public final class CourierRetryContainerFactory
   private final FailureClassifier classifier;
   private final MeterRegistry registry;
   private final Clock clock;
+  private final OpenTelemetry openTelemetry;
   private final List<CourierRetryContainer> containers = new CopyOnWriteArrayList<>();
 
   /**
@@ -70,6 +72,19 @@ public final class CourierRetryContainerFactory
       FailureClassifier classifier,
       MeterRegistry registry,
       Clock clock) {
+    this(settings, keys, values, classifier, registry, clock, null);
+  }
+
+  /** As the other, tracing each attempt with {@code openTelemetry} (null: no spans). */
+  public CourierRetryContainerFactory(
+      Map<String, ?> settings,
+      Supplier<Deserializer<Object>> keys,
+      Supplier<Deserializer<Object>> values,
+      FailureClassifier classifier,
+      MeterRegistry registry,
+      Clock clock,
+      OpenTelemetry openTelemetry) {
+    this.openTelemetry = openTelemetry;
     this.settings = Map.copyOf(settings);
     this.keys = Objects.requireNonNull(keys, "keys");
     this.values = Objects.requireNonNull(values, "values");
@@ -104,14 +119,19 @@ public final class CourierRetryContainerFactory
             id,
             config,
             concurrency,
-            c ->
-                RetryingConsumer.builder(listener, keys.get(), values.get())
-                    .handler(c::call)
-                    .classifier(classifier)
-                    .budget(budget)
-                    .meterRegistry(registry)
-                    .clock(clock)
-                    .build());
+            c -> {
+              RetryingConsumer.Builder<Object, Object> consumer =
+                  RetryingConsumer.builder(listener, keys.get(), values.get())
+                      .handler(c::call)
+                      .classifier(classifier)
+                      .budget(budget)
+                      .meterRegistry(registry)
+                      .clock(clock);
+              if (openTelemetry != null) {
+                consumer.openTelemetry(openTelemetry);
+              }
+              return consumer.build();
+            });
     endpoint.setupListenerContainer(container, null);
     if (endpoint.getAutoStartup() != null) {
       container.setAutoStartup(endpoint.getAutoStartup());

@@ -3,6 +3,7 @@ package dev.courier.spring;
 import dev.courier.core.ServiceHealth;
 import dev.courier.outbox.OutboxRelay;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
@@ -24,9 +25,17 @@ public final class OutboxRelayLifecycle implements SmartLifecycle {
   private final Map<String, Object> settings;
   private final MeterRegistry registry;
   private final Clock clock;
+  private final OpenTelemetry openTelemetry;
   private volatile OutboxRelay relay;
 
   public OutboxRelayLifecycle(Map<String, ?> settings, MeterRegistry registry, Clock clock) {
+    this(settings, registry, clock, null);
+  }
+
+  /** As the other, tracing each event's publish with {@code openTelemetry} (null: no spans). */
+  public OutboxRelayLifecycle(
+      Map<String, ?> settings, MeterRegistry registry, Clock clock, OpenTelemetry openTelemetry) {
+    this.openTelemetry = openTelemetry;
     this.settings = Map.copyOf(settings);
     this.registry = Objects.requireNonNull(registry, "registry");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -37,7 +46,7 @@ public final class OutboxRelayLifecycle implements SmartLifecycle {
     if (relay == null) {
       // Waits out PostgreSQL and Kafka outages in the background (its health says why); a bad
       // setting fails here, and with it the application's start.
-      relay = OutboxRelay.create(settings, registry, clock);
+      relay = OutboxRelay.create(settings, registry, clock, openTelemetry);
     }
   }
 

@@ -82,6 +82,9 @@ final class DeadLetters {
     dead.headers().add(CourierHeaders.ID, invalid.eventId().getBytes(StandardCharsets.UTF_8));
     dead.headers().add(CourierHeaders.REASON, invalid.reason().getBytes(StandardCharsets.UTF_8));
     dead.headers().add(CourierHeaders.RELAY, leadership.header());
+    // The dead letter stays in the writer's trace.
+    TraceColumn.parse(invalid.row().traceContext())
+        .forEach((name, value) -> dead.headers().add(name, value.getBytes(StandardCharsets.UTF_8)));
     send(dead, invalid);
     metrics.deadLettered.increment();
     LOG.warn(

@@ -2,12 +2,14 @@ package dev.courier.outbox.internal;
 
 import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
+import dev.courier.core.internal.Traces;
 import dev.courier.outbox.InvalidRowPolicy;
 import dev.courier.outbox.OutboxRelay;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxSkips;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
+import io.opentelemetry.context.Scope;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +54,7 @@ public final class RelayBatchHandler
   private final Duration lease;
   private final boolean stopsAtRefusal;
   private final TopicLimits limits;
+  private final RelaySpans spans;
 
   /** When the batch now waiting for Kafka started waiting, or 0 when none waits. */
   private volatile long waitingSince;
@@ -71,8 +74,10 @@ public final class RelayBatchHandler
       OutboxRelayConfig config,
       OutboxMetrics metrics,
       Clock clock,
-      Leadership leadership) {
+      Leadership leadership,
+      Traces traces) {
     this.producer = producer;
+    this.spans = new RelaySpans(traces);
     this.router = router;
     this.config = config;
     this.metrics = metrics;
@@ -93,6 +98,7 @@ public final class RelayBatchHandler
     List<RowRouter.Publish> publish = new ArrayList<>();
     long received = clock.millis();
     byte[] relay = leadership.header();
+    spans.begin();
     for (RecordChangeEvent<SourceRecord> change : changes) {
       RowRouter.Routed routed = router.route(change.record());
       RowRouter.Row row = rowOf(routed);
@@ -101,6 +107,7 @@ public final class RelayBatchHandler
         deadLetters.skipped(row, skip);
       } else if (routed instanceof RowRouter.Publish p) {
         p.record().headers().add(CourierHeaders.RELAY, relay);
+        spans.start(p, relay);
         publish.add(p);
         metrics.commitToCapture.record(Duration.ofMillis(Math.max(0, received - p.commitMillis())));
       } else if (routed instanceof RowRouter.Invalid invalid) {
@@ -203,17 +210,20 @@ public final class RelayBatchHandler
         for (int i = 0; i < acks.size() && resendFrom < 0; i++) {
           RowRouter.Publish event = pending.get(i);
           try {
-            acks.get(i)
-                .get(
-                    config.getInt(OutboxRelayConfig.DELIVERY_TIMEOUT_MS) + 5_000L,
-                    TimeUnit.MILLISECONDS);
+            RecordMetadata metadata =
+                acks.get(i)
+                    .get(
+                        config.getInt(OutboxRelayConfig.DELIVERY_TIMEOUT_MS) + 5_000L,
+                        TimeUnit.MILLISECONDS);
             acknowledged(event);
+            spans.acknowledged(event, metadata);
           } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof RetriableException) {
               resendFrom = i;
               lastSendFailure = event.record().topic() + ": " + cause;
             } else {
+              spans.refused(event, cause);
               deadLetters.refused(event, cause);
             }
           } catch (java.util.concurrent.TimeoutException e) {
@@ -262,7 +272,9 @@ public final class RelayBatchHandler
                     + ": the broker would refuse it"));
       }
     }
-    return producer.send(event.record());
+    try (Scope ignored = spans.sending(event)) {
+      return producer.send(event.record());
+    }
   }
 
   /** Gives up what the handler holds (the admin client of {@link TopicLimits}). */

@@ -2,6 +2,7 @@ package dev.courier.outbox.internal;
 
 import dev.courier.core.ServiceHealth;
 import dev.courier.core.internal.Failures;
+import dev.courier.core.internal.Traces;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.RelayFault;
 import java.time.Clock;
@@ -67,7 +68,8 @@ public final class RelaySupervisor implements Runnable {
       RowRouter router,
       OutboxMetrics metrics,
       Clock clock,
-      RelayState state) {
+      RelayState state,
+      Traces traces) {
     this.config = config;
     this.postgres = new PostgresAccess(config);
     this.metrics = metrics;
@@ -75,7 +77,8 @@ public final class RelaySupervisor implements Runnable {
     Leadership leadership = new Leadership(config, postgres);
     this.term = new LeaderTerm(config, leadership, metrics, state);
     this.offsetFence = FencedOffsetStore.register(new EngineFence(leadership));
-    this.handler = new RelayBatchHandler(producer, router, config, metrics, clock, leadership);
+    this.handler =
+        new RelayBatchHandler(producer, router, config, metrics, clock, leadership, traces);
     this.checks = new SetupChecks(config, postgres, state);
     this.engine = new EngineRunner(config, offsetFence);
     this.health = new RelayHealth(config, state, handler, postgres.where(), () -> streaming);

@@ -3,6 +3,7 @@ package dev.courier.outbox.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.courier.core.CourierHeaders;
+import dev.courier.core.CourierTracing;
 import io.debezium.transforms.outbox.EventRouter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +32,8 @@ public final class RowRouter implements AutoCloseable {
       String aggregateId,
       String type,
       String contentType,
-      byte[] payload) {}
+      byte[] payload,
+      String traceContext) {}
 
   /** Publish this record; {@code commitMillis} is the transaction's commit time. */
   public record Publish(ProducerRecord<byte[], byte[]> record, long commitMillis, Row row)
@@ -80,7 +82,10 @@ public final class RowRouter implements AutoCloseable {
                     + ROW_HEADERS
                     + ",deadline:header:"
                     + CourierHeaders.DEADLINE,
-            "table.op.invalid.behavior", "warn"));
+            "table.op.invalid.behavior", "warn",
+            // Debezium's own tracing would start spans on the global OpenTelemetry from this
+            // column; the relay continues the context itself, with the OpenTelemetry it is given.
+            "tracing.span.context.field", "courier_relay_reads_" + CourierTracing.OUTBOX_COLUMN));
   }
 
   public Routed route(SourceRecord change) {
@@ -118,6 +123,13 @@ public final class RowRouter implements AutoCloseable {
         headers.add(header.key(), header.value().toString().getBytes(StandardCharsets.UTF_8));
       }
     }
+    // The writer's context replaces any the row's own headers carried: one traceparent per record.
+    TraceColumn.parse(row.traceContext())
+        .forEach(
+            (name, value) -> {
+              headers.remove(name);
+              headers.add(name, value.getBytes(StandardCharsets.UTF_8));
+            });
     Object value = routed.value();
     byte[] payload = value instanceof ByteBuffer b ? bytes(b) : (byte[]) value;
     byte[] key = routed.key().toString().getBytes(StandardCharsets.UTF_8);
@@ -133,7 +145,8 @@ public final class RowRouter implements AutoCloseable {
         text(after, "aggregateid"),
         text(after, "type"),
         text(after, "content_type"),
-        payload instanceof ByteBuffer b ? bytes(b) : payload instanceof byte[] b ? b : null);
+        payload instanceof ByteBuffer b ? bytes(b) : payload instanceof byte[] b ? b : null,
+        text(after, CourierTracing.OUTBOX_COLUMN));
   }
 
   private static String text(Struct after, String field) {

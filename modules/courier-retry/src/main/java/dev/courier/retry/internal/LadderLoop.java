@@ -452,7 +452,7 @@ public final class LadderLoop<K, V> {
     } catch (RuntimeException e) {
       return new RecordStep.Unreadable(call.state(), tier, e);
     }
-    works.add(() -> handler.handle(typed));
+    works.add(outcomes.tracing().around(record, call.state(), tier, () -> handler.handle(typed)));
     return call;
   }
 
@@ -499,6 +499,7 @@ public final class LadderLoop<K, V> {
     } finally {
       publisher.close();
       calls.close();
+      outcomes.tracing().abandon(null);
       if (order != null) {
         order.close();
       }

@@ -4,6 +4,7 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
 import dev.courier.retry.Decision;
 import dev.courier.retry.RetryTopics;
+import io.opentelemetry.context.Scope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -89,6 +90,7 @@ public final class LadderPublisher implements AutoCloseable {
   private final LadderProgress progress;
   private final List<Forward> forwards = new ArrayList<>();
   private Refusals refusals = (record, state) -> {};
+  private LadderTracing tracing = LadderTracing.NONE;
 
   public LadderPublisher(
       Producer<byte[], byte[]> producer,
@@ -105,6 +107,19 @@ public final class LadderPublisher implements AutoCloseable {
     this.includeStack = includeStack;
     this.metrics = metrics;
     this.progress = progress;
+  }
+
+  /** Each hop carries the context of the attempt that sent it ({@link LadderTracing}). */
+  void tracing(LadderTracing tracing) {
+    this.tracing = tracing;
+  }
+
+  public String tierTopic(int tier) {
+    return topics.tier(tier);
+  }
+
+  public String deadLetterTopic() {
+    return topics.deadLetter();
   }
 
   /** Who hears of forwards to a tier that were parked instead (key order resolves their keys). */
@@ -153,15 +168,11 @@ public final class LadderPublisher implements AutoCloseable {
       String topic,
       Hop.Failure failure,
       Instant now) {
-    forwards.add(
-        new Forward(
-            record,
-            state,
-            topic,
-            failure,
-            now,
-            producer.send(hop(record, state, topic, failure, now)),
-            null));
+    Future<RecordMetadata> ack;
+    try (Scope ignored = tracing.sending(record)) {
+      ack = producer.send(hop(record, state, topic, failure, now));
+    }
+    forwards.add(new Forward(record, state, topic, failure, now, ack, null));
   }
 
   private ProducerRecord<byte[], byte[]> hop(
@@ -170,7 +181,10 @@ public final class LadderPublisher implements AutoCloseable {
       String topic,
       Hop.Failure failure,
       Instant now) {
-    return Hop.of(record, state, topic, group, failure, now, messageMaxChars, includeStack);
+    ProducerRecord<byte[], byte[]> hop =
+        Hop.of(record, state, topic, group, failure, now, messageMaxChars, includeStack);
+    tracing.inject(record, hop.headers());
+    return hop;
   }
 
   /**

@@ -47,6 +47,7 @@ public final class LadderRebalance implements ConsumerRebalanceListener {
     if (order != null) {
       order.forget(partitions);
     }
+    settler.abandonSpans(partitions);
     if (!partitions.isEmpty()) {
       LOG.info("{} revoked; what was done in them is committed", partitions);
     }
@@ -62,6 +63,7 @@ public final class LadderRebalance implements ConsumerRebalanceListener {
     if (order != null) {
       order.forget(partitions);
     }
+    settler.abandonSpans(partitions);
   }
 
   @Override

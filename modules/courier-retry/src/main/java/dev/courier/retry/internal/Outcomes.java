@@ -28,6 +28,7 @@ public final class Outcomes {
   private final LadderProgress progress;
   private final Clock clock;
   private OrderHooks order = OrderHooks.NONE;
+  private LadderTracing tracing = LadderTracing.NONE;
 
   public Outcomes(
       LadderPublisher publisher,
@@ -47,6 +48,16 @@ public final class Outcomes {
   /** Key order ({@code retry.ordering=key}) hears of every record settled. */
   public void order(OrderHooks order) {
     this.order = order;
+  }
+
+  /** Each attempt's span, when the ladder is traced. */
+  public void tracing(LadderTracing tracing) {
+    this.tracing = tracing;
+    publisher.tracing(tracing);
+  }
+
+  public LadderTracing tracing() {
+    return tracing;
   }
 
   /** A step settled without a handler call of its own: parked, or refused by the deserializer. */
@@ -85,6 +96,7 @@ public final class Outcomes {
       progress.succeeded();
       metrics.callsPerOperation.record(state.attempt());
       order.succeeded(record, state, tier);
+      tracing.succeeded(record);
       return;
     }
     Throwable failure = result.failure().get();
@@ -119,6 +131,7 @@ public final class Outcomes {
     Instant first = state.firstFailure().orElse(now);
     Decision decision =
         rules.afterFailure(state.attempt(), classification, first, state.deadline(), now);
+    tracing.attempt(record, state, tier);
     if (decision instanceof Decision.Retry retry) {
       order.retrying(record, state, tier);
       publisher.retry(
@@ -127,6 +140,12 @@ public final class Outcomes {
           retry.tier(),
           Hop.Failure.retry(retry.attempt(), first, retry.dueAt(), e, classification),
           now);
+      tracing.retried(
+          record,
+          e,
+          classification,
+          publisher.tierTopic(retry.tier()),
+          Duration.between(now, retry.dueAt()));
       progress.retried();
       LOG.debug(
           "{} attempt {} failed ({}); retry {} due {}",
@@ -157,7 +176,14 @@ public final class Outcomes {
       int tier,
       Hop.Failure failure,
       Instant now) {
+    tracing.attempt(record, state, tier);
     publisher.deadLetter(record, state, failure, now);
+    tracing.deadLettered(
+        record,
+        failure.error(),
+        failure.classification(),
+        failure.reason(),
+        publisher.deadLetterTopic());
     progress.deadLettered();
     metrics.deadLettered(failure.reason());
     LOG.warn(

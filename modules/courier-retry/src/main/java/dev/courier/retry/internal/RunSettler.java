@@ -129,6 +129,11 @@ public final class RunSettler {
     revoked.addAll(partitions);
   }
 
+  /** After a revocation or loss: attempts of these partitions left unsettled end as abandoned. */
+  public void abandonSpans(Collection<TopicPartition> partitions) {
+    outcomes.tracing().abandon(partitions);
+  }
+
   public boolean isRevoked(TopicPartition tp) {
     return revoked.contains(tp);
   }

@@ -10,6 +10,7 @@ import dev.courier.spring.TransactionalOutbox;
 import dev.courier.spring.internal.CourierSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.InitializingBean;
@@ -43,13 +44,18 @@ public class CourierOutboxAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   OutboxWriter courierOutboxWriter(
-      CourierSettings settings, ObjectProvider<MeterRegistry> registry) {
+      CourierSettings settings,
+      ObjectProvider<MeterRegistry> registry,
+      ObjectProvider<OpenTelemetry> openTelemetry) {
     int shards =
         (Integer) settings.value(OutboxRelayConfig.configDef(), OutboxRelayConfig.SHARD_COUNT);
-    return OutboxWriter.builder()
-        .shards(OutboxShards.of(shards))
-        .meterRegistry(registry.getIfAvailable(() -> Metrics.globalRegistry))
-        .build();
+    OutboxWriter.Builder writer =
+        OutboxWriter.builder()
+            .shards(OutboxShards.of(shards))
+            .meterRegistry(registry.getIfAvailable(() -> Metrics.globalRegistry));
+    // Boot's OpenTelemetry (spring-boot-starter-opentelemetry): rows carry the request's trace.
+    openTelemetry.ifAvailable(writer::openTelemetry);
+    return writer.build();
   }
 
   /** The outbox tables, created or upgraded before anything can write to them. */
@@ -79,11 +85,13 @@ public class CourierOutboxAutoConfiguration {
     OutboxRelayLifecycle courierOutboxRelay(
         CourierSettings settings,
         ObjectProvider<MeterRegistry> registry,
-        ObjectProvider<Clock> clock) {
+        ObjectProvider<Clock> clock,
+        ObjectProvider<OpenTelemetry> openTelemetry) {
       return new OutboxRelayLifecycle(
           settings.forComponent(OutboxRelayConfig.configDef(), true),
           registry.getIfAvailable(() -> Metrics.globalRegistry),
-          clock.getIfAvailable(Clock::systemUTC));
+          clock.getIfAvailable(Clock::systemUTC),
+          openTelemetry.getIfAvailable());
     }
 
     @Configuration(proxyBeanMethods = false)

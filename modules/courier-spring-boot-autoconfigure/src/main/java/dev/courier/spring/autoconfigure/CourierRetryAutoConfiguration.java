@@ -10,6 +10,7 @@ import dev.courier.spring.internal.CourierSettings;
 import dev.courier.spring.internal.Deserializers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -47,7 +48,8 @@ public class CourierRetryAutoConfiguration {
       ObjectProvider<ConsumerFactory<?, ?>> consumerFactory,
       ObjectProvider<FailureClassifier> classifier,
       ObjectProvider<MeterRegistry> registry,
-      ObjectProvider<Clock> clock) {
+      ObjectProvider<Clock> clock,
+      ObjectProvider<OpenTelemetry> openTelemetry) {
     ConsumerFactory<?, ?> consumers = consumerFactory.getIfAvailable();
     Map<String, Object> consumerProperties =
         consumers == null ? Map.of() : consumers.getConfigurationProperties();
@@ -57,7 +59,8 @@ public class CourierRetryAutoConfiguration {
         Deserializers.of(consumerProperties, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, false),
         classifier.getIfAvailable(),
         registry.getIfAvailable(() -> Metrics.globalRegistry),
-        clock.getIfAvailable(Clock::systemUTC));
+        clock.getIfAvailable(Clock::systemUTC),
+        openTelemetry.getIfAvailable());
   }
 
   @Bean
