@@ -15,6 +15,15 @@ final class ServiceTracing {
   private ServiceTracing() {}
 
   static Optional<OpenTelemetry> global() {
-    return GlobalOpenTelemetry.isSet() ? Optional.of(GlobalOpenTelemetry.get()) : Optional.empty();
+    try {
+      // Not get(): with nothing set it would fix the global instance to a no-op for good.
+      return GlobalOpenTelemetry.isSet()
+          ? Optional.of(GlobalOpenTelemetry.get())
+          : Optional.empty();
+    } catch (NoSuchMethodError olderApi) {
+      // isSet() is not in OpenTelemetry 1.55, what Spring Boot 4.0 manages: an application on
+      // that API runs the commands untraced rather than fail.
+      return Optional.empty();
+    }
   }
 }

@@ -8,7 +8,11 @@ import dev.courier.outbox.OutboxEvent;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
+import dev.courier.testkit.TraceRecorder;
 import dev.courier.testkit.UniqueNames;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -120,6 +124,56 @@ class SpringOutboxIT {
                       .extracting(ConsumerRecord::key)
                       .containsExactly("r-1");
                 }));
+  }
+
+  /**
+   * With an {@code OpenTelemetry} bean (as Boot's OpenTelemetry starter makes one), the starter's
+   * writer stores the transaction's trace and the relay in the application continues it.
+   */
+  @Test
+  void withAnOpenTelemetryBeanTheEventContinuesTheRequestsTrace() {
+    String prefix = UniqueNames.topic("traced");
+    try (TraceRecorder traces = new TraceRecorder()) {
+      relayApplication(prefix)
+          .withBean(OpenTelemetry.class, traces::openTelemetry)
+          .run(
+              context -> {
+                assertThat(context).hasNotFailed();
+                HealthIndicator health = relayHealth(context);
+                await().atMost(TIMEOUT).until(() -> state(health).equals("STREAMING"));
+                Span request =
+                    traces
+                        .openTelemetry()
+                        .getTracer("test")
+                        .spanBuilder("POST /orders")
+                        .startSpan();
+                try (Scope ignored = request.makeCurrent()) {
+                  new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+                      .executeWithoutResult(
+                          status -> context.getBean(TransactionalOutbox.class).write(event("t-1")));
+                } finally {
+                  request.end();
+                }
+                ConsumerRecord<String, String> published =
+                    kafka.readStrings(prefix + ".order", 1, TIMEOUT).get(0);
+                String traceId = request.getSpanContext().getTraceId();
+                assertThat(
+                        new String(
+                            published.headers().lastHeader("traceparent").value(),
+                            java.nio.charset.StandardCharsets.UTF_8))
+                    .contains(traceId);
+                await()
+                    .atMost(TIMEOUT)
+                    .until(() -> traces.first(s -> s.getName().startsWith("publish ")).isPresent());
+                assertThat(traces.first(s -> s.getName().startsWith("publish ")).get())
+                    .satisfies(
+                        s -> {
+                          assertThat(s.getTraceId()).isEqualTo(traceId);
+                          assertThat(s.getParentSpanId())
+                              .isEqualTo(request.getSpanContext().getSpanId());
+                        });
+              });
+    }
   }
 
   /**
