@@ -64,6 +64,7 @@ class DocsReferencesTest {
           "KafkaTemplate",
           "ObservationRegistry",
           "OpenTelemetry",
+          "Properties",
           "Consumer",
           "DataAccessException",
           "DefaultErrorHandler",
