@@ -239,8 +239,8 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     for (int i = 0; i < records.size(); i++) {
       ConsumerRecord<K, V> record = records.get(i);
       RecordResult<K, V> result = results.get(i);
-      if (batchMode) {
-        spans.settled(result);
+      if (batchMode && spans.enabled()) {
+        spans.settled(result, handler.operationKey(record));
       }
       switch (result.outcome()) {
         case APPLIED -> applied++;

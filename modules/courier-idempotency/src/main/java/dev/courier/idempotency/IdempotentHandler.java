@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -62,6 +63,14 @@ public interface IdempotentHandler<K, V> {
 
   /** The name its applied keys are recorded under ({@code idempotency.consumer.name}). */
   String consumerName();
+
+  /**
+   * The operation key this handler records a record under, as its extractor reads it; empty when
+   * the record has none (or the handler does not say). For telling, e.g. on a record's span.
+   */
+  default Optional<String> operationKey(ConsumerRecord<K, V> record) {
+    return Optional.empty();
+  }
 
   /**
    * Whether a consumer loop should hand this handler whole poll batches ({@code

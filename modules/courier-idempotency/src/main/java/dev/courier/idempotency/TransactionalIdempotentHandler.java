@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
@@ -336,6 +337,11 @@ final class TransactionalIdempotentHandler<K, V> implements IdempotentHandler<K,
       // The exception still reaches the caller; losing the audit row must not hide it.
       LOG.error("could not record rejection of key '{}': {}", row.key(), e.toString());
     }
+  }
+
+  @Override
+  public Optional<String> operationKey(ConsumerRecord<K, V> record) {
+    return keys.extract(record);
   }
 
   private KeyRow keyRow(ConsumerRecord<K, V> record) {

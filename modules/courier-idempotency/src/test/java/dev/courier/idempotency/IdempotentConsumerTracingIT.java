@@ -116,9 +116,10 @@ class IdempotentConsumerTracingIT {
           .contains("duplicate skipped");
       assertThat(duplicate.getStatus().getStatusCode()).isNotEqualTo(StatusCode.ERROR);
       assertThat(second.getTraceId()).isEqualTo(other.getSpanContext().getTraceId());
+      assertThat(applied.getAttributes().get(CourierTracing.OPERATION_KEY)).isEqualTo("op-1");
+      assertThat(duplicate.getAttributes().get(CourierTracing.OPERATION_KEY)).isEqualTo("op-1");
+      assertThat(second.getAttributes().get(CourierTracing.OPERATION_KEY)).isEqualTo("op-2");
       if (!batch) {
-        assertThat(applied.getAttributes().get(CourierTracing.OPERATION_KEY)).isEqualTo("op-1");
-        assertThat(duplicate.getAttributes().get(CourierTracing.OPERATION_KEY)).isEqualTo("op-1");
         assertThat(inEffect[0].getSpanContext().getSpanId())
             .as("the effect runs inside the record's span")
             .isEqualTo(second.getSpanId());

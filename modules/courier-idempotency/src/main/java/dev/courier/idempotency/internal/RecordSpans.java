@@ -7,6 +7,7 @@ import dev.courier.idempotency.RecordResult;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -14,7 +15,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * The idempotent consumer's span of each record: {@code process <topic>}, a child of the context
  * the record carries, current while the effect and the dedupe record are written (the store sets
  * the operation key on it), ending with the outcome: {@code applied}, {@code duplicate} (the effect
- * skipped, said by the span's {@code duplicate skipped} event too) or {@code failed}.
+ * skipped, said by the span's {@code duplicate skipped} event too) or {@code failed}. In batch mode
+ * the spans are made as the batch settles, with the key the handler reports.
  */
 public final class RecordSpans {
 
@@ -24,6 +26,10 @@ public final class RecordSpans {
   public RecordSpans(Traces traces, String group) {
     this.traces = traces;
     this.group = group;
+  }
+
+  public boolean enabled() {
+    return traces.enabled();
   }
 
   /** Handles one record inside its span (single mode). */
@@ -46,11 +52,13 @@ public final class RecordSpans {
 
   /**
    * A record settled in a batch (batch mode): its span covers the settling, since the batch's one
-   * transaction has no per-record extent.
+   * transaction has no per-record extent; {@code operationKey} is what the store recorded it under.
    */
-  public <K, V> void settled(RecordResult<K, V> result) {
+  public <K, V> void settled(RecordResult<K, V> result, Optional<String> operationKey) {
     if (traces.enabled()) {
-      end(traces.process(result.record(), group), result);
+      Span span = traces.process(result.record(), group);
+      operationKey.ifPresent(k -> span.setAttribute(CourierTracing.OPERATION_KEY, k));
+      end(span, result);
     }
   }
 
