@@ -273,23 +273,9 @@ class OrderedRetryWorkersIT {
 
   private static Path settings(
       KafkaBroker kafka, String topic, String group, String url, long backOffMs) {
-    Map<String, String> settings = new LinkedHashMap<>();
-    settings.put("bootstrap.servers", kafka.bootstrapServers());
-    settings.put("retry.group.id", group);
-    settings.put("retry.topic", topic);
+    Map<String, String> settings =
+        RetryWorkerGroupIT.retryWorker(kafka, topic, group, url, backOffMs);
     settings.put("retry.ordering", "key");
-    settings.put("retry.max.attempts", "3");
-    settings.put("retry.backoff.type", "fixed");
-    settings.put("retry.backoff.initial.ms", String.valueOf(backOffMs));
-    settings.put("retry.backoff.max.ms", String.valueOf(backOffMs));
-    settings.put("retry.budget.capacity", "1000");
-    settings.put("retry.budget.refill.per.second", "1000");
-    settings.put("retry.shutdown.timeout.ms", "5000");
-    settings.put("retry.worker.http.port", "0");
-    settings.put("retry.worker.target.url", url);
-    // A killed worker's partitions move on after 6 s instead of 45.
-    settings.put("kafka.session.timeout.ms", "6000");
-    settings.put("kafka.heartbeat.interval.ms", "1000");
     return SettingsFile.write(settings);
   }
 }

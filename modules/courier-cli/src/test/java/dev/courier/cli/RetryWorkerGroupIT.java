@@ -164,24 +164,34 @@ class RetryWorkerGroupIT {
   }
 
   private static Path settings(KafkaBroker kafka, String topic, String group, String url) {
+    Map<String, String> settings = retryWorker(kafka, topic, group, url, 300);
+    // Commit after every record: a kill repeats at most the record in flight.
+    settings.put("retry.commit.interval.ms", "0");
+    return SettingsFile.write(settings);
+  }
+
+  /**
+   * A {@code courier retry-worker} calling {@code url}: three attempts {@code backOffMs} apart, a
+   * budget that does not hold them back, and a session a killed worker loses within 6 s.
+   */
+  static Map<String, String> retryWorker(
+      KafkaBroker kafka, String topic, String group, String url, long backOffMs) {
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("bootstrap.servers", kafka.bootstrapServers());
     settings.put("retry.group.id", group);
     settings.put("retry.topic", topic);
     settings.put("retry.max.attempts", "3");
     settings.put("retry.backoff.type", "fixed");
-    settings.put("retry.backoff.initial.ms", "300");
-    settings.put("retry.backoff.max.ms", "300");
+    settings.put("retry.backoff.initial.ms", String.valueOf(backOffMs));
+    settings.put("retry.backoff.max.ms", String.valueOf(backOffMs));
     settings.put("retry.budget.capacity", "1000");
     settings.put("retry.budget.refill.per.second", "1000");
-    // Commit after every record: a kill repeats at most the record in flight.
-    settings.put("retry.commit.interval.ms", "0");
     settings.put("retry.shutdown.timeout.ms", "5000");
     settings.put("retry.worker.http.port", "0");
     settings.put("retry.worker.target.url", url);
     // A killed worker's partitions move on after 6 s instead of 45.
     settings.put("kafka.session.timeout.ms", "6000");
     settings.put("kafka.heartbeat.interval.ms", "1000");
-    return SettingsFile.write(settings);
+    return settings;
   }
 }
