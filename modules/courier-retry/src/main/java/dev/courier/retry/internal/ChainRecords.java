@@ -10,11 +10,18 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * How a blocked key is kept in {@code <topic>.retry.blocked}: keyed by the main topic's partition
  * and the record key, the value the chain's head, the highest offset it held, when it was blocked
- * and the offsets waiting; a tombstone once the key is free. Compaction keeps the last of each.
+ * and the offsets waiting; once the key is free, a done mark (the highest offset its chain held)
+ * until the partition is committed past it, then a tombstone. Compaction keeps the last of each.
  */
 public final class ChainRecords {
 
   private static final byte VERSION = 1;
+
+  /**
+   * A done mark's version: a relay of version 1 reads it as unreadable and holds nothing, as it
+   * would after the tombstone it wrote in its place.
+   */
+  private static final byte DONE = 2;
 
   private ChainRecords() {}
 
@@ -45,13 +52,23 @@ public final class ChainRecords {
     return b.array();
   }
 
+  /** A done mark's value: the key is free; its records up to {@code upTo} were dealt with. */
+  public static byte[] done(long upTo) {
+    return ByteBuffer.allocate(1 + 8).put(DONE).putLong(upTo).array();
+  }
+
   /**
-   * The chain a state record describes.
+   * The chain a state record describes (a done mark as a chain draining with nothing waiting).
    *
    * @throws IllegalArgumentException the value is not one this version wrote
    */
   public static KeyChains.Chain chain(TopicPartition mainTp, byte[] stateKey, byte[] value) {
     ByteBuffer b = ByteBuffer.wrap(value);
+    if (value.length == 9 && value[0] == DONE) {
+      b.get();
+      long upTo = b.getLong();
+      return KeyChains.restored(mainTp, recordKeyOf(stateKey), -1, upTo, Instant.EPOCH, List.of());
+    }
     if (value.length < 29 || b.get() != VERSION) {
       throw new IllegalArgumentException("not a blocked-key record of version " + VERSION);
     }

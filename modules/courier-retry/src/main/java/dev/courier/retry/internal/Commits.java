@@ -37,6 +37,9 @@ public final class Commits {
 
     /** Without waiting (the commit after each poll): what is answered, and what is not yet. */
     LadderPublisher.Acks soFar();
+
+    /** After the group took a commit: these offsets are committed. */
+    default void committed(Map<TopicPartition, OffsetAndMetadata> offsets) {}
   }
 
   /**
@@ -148,8 +151,12 @@ public final class Commits {
               travelling == null || travelling >= o.offset()
                   ? o
                   : new OffsetAndMetadata(travelling);
-          if (now == o || !now.equals(asked.get(tp))) {
-            offsets.put(tp, now); // a held-back offset asked for already is not asked again
+          OffsetAndMetadata before = asked.get(tp);
+          // A held-back offset asked for already is not asked again, nor one below it: a record
+          // released from behind its key is below what is committed, and its forward must not
+          // move the group's position back (a restart would repeat every record since).
+          if (now == o || before == null || now.offset() > before.offset()) {
+            offsets.put(tp, now);
           }
         });
     // What is committed whole leaves pending; a partition held back below a forward on its way
@@ -164,6 +171,7 @@ public final class Commits {
         offsets,
         (committed, e) -> {
           if (e == null) {
+            beforeCommit.committed(committed);
             if (failuresInARow > 0) {
               LOG.info("commits go through again after {} failed", failuresInARow);
             }
@@ -254,6 +262,7 @@ public final class Commits {
         asked.putAll(offsets);
         consumer.commitSync(offsets, limits.attempt());
         offsets.forEach(pending::remove);
+        beforeCommit.committed(offsets);
         lastCommitMillis = clock.millis();
         return Attempt.COMMITTED;
       } catch (WakeupException e) {

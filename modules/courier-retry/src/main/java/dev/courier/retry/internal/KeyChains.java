@@ -128,6 +128,14 @@ public final class KeyChains {
   private final Map<TopicPartition, Map<Key, Chain>> chains = new HashMap<>();
   private final Map<TopicPartition, Integer> waitingCounts = new HashMap<>();
 
+  /**
+   * Keys whose chain went (drained or parked), each with the highest offset the chain held, until
+   * the partition is committed past it: a record of the key read again before then (a restart, a
+   * commit that did not happen) was handled, parked or waited already and must not be called.
+   * Written to Kafka as the key's state in place of a tombstone, so the next owner knows it too.
+   */
+  private final Map<TopicPartition, Map<Key, Long>> done = new HashMap<>();
+
   public KeyChains(int maxKeys, int maxWaiting) {
     this.maxKeys = maxKeys;
     this.maxWaiting = maxWaiting;
@@ -148,6 +156,10 @@ public final class KeyChains {
     }
     Optional<Chain> found = chain(tp, key);
     if (found.isEmpty()) {
+      Optional<Long> handled = doneUpTo(tp, key);
+      if (handled.isPresent() && offset <= handled.get()) {
+        return Admission.SEEN;
+      }
       return blockedKeys(tp) >= maxKeys ? Admission.FULL : Admission.FREE;
     }
     Chain c = found.get();
@@ -172,6 +184,7 @@ public final class KeyChains {
                 () -> {
                   Chain fresh = new Chain(tp, new Key(record.key()), -1, record.offset(), now);
                   chains.computeIfAbsent(tp, t -> new HashMap<>()).put(fresh.key, fresh);
+                  forgetDone(fresh);
                   return fresh;
                 });
     c.waiting.addLast(new Waiting(record.offset(), record));
@@ -198,7 +211,62 @@ public final class KeyChains {
     }
     Chain c = new Chain(tp, new Key(key), offset, offset, now);
     chains.computeIfAbsent(tp, t -> new HashMap<>()).put(c.key, c);
+    forgetDone(c);
     return c;
+  }
+
+  /** The new chain holds everything the key's done mark did. */
+  private void forgetDone(Chain c) {
+    Map<Key, Long> of = done.get(c.tp);
+    Long upTo = of == null ? null : of.remove(c.key);
+    if (upTo != null) {
+      c.seen = Math.max(c.seen, upTo);
+    }
+  }
+
+  /** The highest offset of the key's last chain, while the key is free and not committed past. */
+  public Optional<Long> doneUpTo(TopicPartition tp, byte[] key) {
+    Map<Key, Long> of = done.get(tp);
+    return of == null || key == null ? Optional.empty() : Optional.ofNullable(of.get(new Key(key)));
+  }
+
+  /**
+   * The partition is read again from {@code offset} (a forward there was not delivered): keys done
+   * at or after it lose their mark, so what is read again is handled again rather than taken as
+   * dealt with.
+   *
+   * @return the keys whose mark went (their state becomes a tombstone)
+   */
+  public List<Key> readAgainFrom(TopicPartition tp, long offset) {
+    return forgetDone(tp, upTo -> upTo >= offset);
+  }
+
+  /**
+   * The partition is committed up to {@code offset}: keys done at offsets before it can no longer
+   * be read again, and are forgotten.
+   *
+   * @return the keys forgotten (their state becomes a tombstone)
+   */
+  public List<Key> committed(TopicPartition tp, long offset) {
+    return forgetDone(tp, upTo -> upTo < offset);
+  }
+
+  private List<Key> forgetDone(TopicPartition tp, java.util.function.LongPredicate which) {
+    Map<Key, Long> of = done.get(tp);
+    if (of == null) {
+      return List.of();
+    }
+    List<Key> gone = new ArrayList<>();
+    of.entrySet()
+        .removeIf(
+            e -> {
+              if (which.test(e.getValue())) {
+                gone.add(e.getKey());
+                return true;
+              }
+              return false;
+            });
+    return gone;
   }
 
   /** The chain whose head is this record (by its original partition and offset), if any. */
@@ -256,12 +324,18 @@ public final class KeyChains {
   public void restore(TopicPartition tp, Collection<Chain> restored) {
     forget(List.of(tp));
     Map<Key, Chain> of = new HashMap<>();
+    Map<Key, Long> doneOf = new HashMap<>();
     int waiting = 0;
     for (Chain c : restored) {
+      if (c.draining() && c.waiting.isEmpty()) {
+        doneOf.put(c.key, c.seen); // a done mark, read back
+        continue;
+      }
       of.put(c.key, c);
       waiting += c.waiting.size();
     }
     chains.put(tp, of);
+    done.put(tp, doneOf);
     waitingCounts.put(tp, waiting);
   }
 
@@ -277,6 +351,7 @@ public final class KeyChains {
   public void forget(Collection<TopicPartition> partitions) {
     partitions.forEach(chains::remove);
     partitions.forEach(waitingCounts::remove);
+    partitions.forEach(done::remove);
   }
 
   /** Keys draining with records in line, to be handled now. */
@@ -326,6 +401,7 @@ public final class KeyChains {
     Map<Key, Chain> of = chains.get(c.tp);
     if (of != null && of.get(c.key) == c) {
       of.remove(c.key);
+      done.computeIfAbsent(c.tp, t -> new HashMap<>()).merge(c.key, c.seen, Math::max);
     }
   }
 }

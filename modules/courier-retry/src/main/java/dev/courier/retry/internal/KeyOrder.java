@@ -5,6 +5,7 @@ import dev.courier.retry.OrderingOverflow;
 import dev.courier.retry.RetryTopics;
 import dev.courier.retry.WaitingOnDeadLetter;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,7 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -33,11 +36,15 @@ import org.slf4j.LoggerFactory;
  * #writeChanged()}), and read back when a partition is assigned, so its next owner knows which keys
  * are blocked before its first record. Writes per retried record: one when it blocks its key, one
  * when it resolves (a tombstone when nothing waited), and one per commit in which records joined
- * its wait.
+ * its wait. A free key's state is a done mark (the highest offset its chain held) until the
+ * partition is committed past it, so a record read again after a crash is not called again.
  */
 public final class KeyOrder implements OrderHooks, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(KeyOrder.class);
+
+  /** How long a turn of the loop waits for a parked chain's dead letters before it goes on. */
+  private static final Duration PARK_ANSWER = Duration.ofSeconds(2);
 
   /** What key order needs of the ladder's settings. */
   public record Settings(
@@ -61,18 +68,17 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
    */
   private final Map<KeyChains.Chain, ConsumerRecord<byte[], byte[]>> toPark = new LinkedHashMap<>();
 
+  /**
+   * Parked chains whose dead letters are on their way: the chain goes (and its done mark is
+   * written) only once Kafka answered them, so a crash before then parks them again rather than
+   * losing them behind a mark.
+   */
+  private final Map<KeyChains.Chain, List<Future<RecordMetadata>>> parking = new LinkedHashMap<>();
+
   /** Main-topic partitions whose blocked keys could not be read yet: not read until they are. */
   private final Set<TopicPartition> unrestored = new LinkedHashSet<>();
 
-  /**
-   * Keys whose chain changed since it was last written, each with the first record of each
-   * partition whose commit needs the write: written once each before the next commit, so a key with
-   * many records waiting costs one write per commit and not one per record.
-   */
-  private final Map<
-          Map.Entry<TopicPartition, KeyChains.Key>,
-          Map<TopicPartition, ConsumerRecord<byte[], byte[]>>>
-      dirty = new LinkedHashMap<>();
+  private final ChainWrites writes;
 
   public KeyOrder(
       KeyChains chains,
@@ -89,6 +95,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     this.settings = settings;
     this.metrics = metrics;
     this.clock = clock;
+    this.writes = new ChainWrites(chains, publisher, topics, metrics);
     publisher.refusals((record, state) -> refusedHeads.add(Map.entry(record, state)));
   }
 
@@ -237,27 +244,21 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
   }
 
   /**
-   * Before a commit: writes the state of every key whose chain changed since its last write (a
-   * tombstone for a key now free), acknowledged with the ladder's forwards.
+   * Before a commit: writes the state of every key whose chain changed since its last write (its
+   * done mark, or a tombstone, for a key now free), acknowledged with the ladder's forwards.
    */
   public void writeChanged() {
-    if (dirty.isEmpty()) {
-      return;
-    }
-    var changed = List.copyOf(dirty.entrySet());
-    dirty.clear();
-    for (var e : changed) {
-      TopicPartition tp = e.getKey().getKey();
-      KeyChains.Key key = e.getKey().getValue();
-      metrics.writes.increment();
-      publisher.writeState(
-          topics.blocked(),
-          tp.partition(),
-          ChainRecords.key(tp.partition(), key.bytes()),
-          chains.chain(tp, key.bytes()).map(ChainRecords::value).orElse(null),
-          e.getValue().values(),
-          () -> dirty.putIfAbsent(Map.entry(tp, key), new LinkedHashMap<>())); // written again
-    }
+    writes.writeChanged();
+  }
+
+  /** Offsets committed: done marks below them are no longer needed. */
+  public void committed(Map<TopicPartition, Long> offsets) {
+    writes.committed(offsets);
+  }
+
+  /** A partition is read again from {@code offset}: done marks at or after it no longer hold. */
+  public void readAgainFrom(TopicPartition tp, long offset) {
+    writes.readAgainFrom(tp, offset);
   }
 
   /** The draining keys with records in line, each with its waiting records read. */
@@ -293,11 +294,11 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
       }
       unrestored.remove(tp);
       chains.restore(tp, restored);
-      if (!restored.isEmpty()) {
+      if (chains.blockedKeys(tp) > 0) {
         LOG.info(
             "{}: {} blocked key(s), {} record(s) waiting, read back from {}",
             tp,
-            restored.size(),
+            chains.blockedKeys(tp),
             chains.waitingRecords(tp),
             topics.blocked());
       }
@@ -309,9 +310,8 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     chains.forget(partitions);
     unrestored.removeAll(partitions);
     toPark.keySet().removeIf(c -> partitions.contains(c.tp));
-    // Revoked ones were written before their commit; a lost one's next owner reads its records
-    // again from the last commit.
-    dirty.keySet().removeIf(e -> partitions.contains(e.getKey()));
+    parking.keySet().removeIf(c -> partitions.contains(c.tp));
+    writes.forget(partitions);
   }
 
   public void updateGauges(Instant now) {
@@ -326,34 +326,50 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
 
   private void parkWaiting() {
     for (KeyChains.Chain c : List.copyOf(toPark.keySet())) {
-      Optional<List<ConsumerRecord<byte[], byte[]>>> records = lineUp(c);
-      if (records.isEmpty()) {
-        continue; // read again at the next turn
+      List<Future<RecordMetadata>> sent = parking.get(c);
+      if (sent == null) {
+        Optional<List<ConsumerRecord<byte[], byte[]>>> records = lineUp(c);
+        if (records.isEmpty()) {
+          continue; // read again at the next turn
+        }
+        sent = sendParked(c, records.get());
+        parking.put(c, sent);
       }
+      if (!publisher.answered(sent, PARK_ANSWER)) {
+        continue; // asked again at the next turn
+      }
+      parking.remove(c);
       ConsumerRecord<byte[], byte[]> resolved = toPark.remove(c);
-      String blocker = c.blocker();
       chains.park(c);
-      Instant now = clock.instant();
-      for (ConsumerRecord<byte[], byte[]> r : records.get()) {
-        publisher.deadLetter(
-            r,
-            LadderState.of(r, settings.operationKeyHeader()),
-            Hop.Failure.behind(
-                Decision.DeadLetter.WAITING_BEHIND,
-                blocker,
-                now,
-                "not executed: it waited behind " + blocker + ", which went to the DLT"),
-            now);
-        metrics.parked(r);
-      }
-      LOG.warn(
-          "{} record(s) of key '{}' that waited behind {} follow it into {}",
-          records.get().size(),
-          c.key,
-          blocker,
-          topics.deadLetter());
       write(c, resolved);
     }
+  }
+
+  private List<Future<RecordMetadata>> sendParked(
+      KeyChains.Chain c, List<ConsumerRecord<byte[], byte[]>> records) {
+    String blocker = c.blocker();
+    Instant now = clock.instant();
+    List<Future<RecordMetadata>> sent = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      sent.add(
+          publisher.deadLetter(
+              r,
+              LadderState.of(r, settings.operationKeyHeader()),
+              Hop.Failure.behind(
+                  Decision.DeadLetter.WAITING_BEHIND,
+                  blocker,
+                  now,
+                  "not executed: it waited behind " + blocker + ", which went to the DLT"),
+              now));
+      metrics.parked(r);
+    }
+    LOG.warn(
+        "{} record(s) of key '{}' that waited behind {} follow it into {}",
+        records.size(),
+        c.key,
+        blocker,
+        topics.deadLetter());
+    return sent;
   }
 
   /** The chain's waiting records, read from the main topic where only their offsets are known. */
@@ -395,12 +411,8 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     return new TopicPartition(state.originalTopic(), state.originalPartition());
   }
 
-  /** The chain's state is written before the next commit, or a tombstone when its key is free. */
+  /** The chain's state is written before the next commit (and before {@code source}'s). */
   private void write(KeyChains.Chain c, ConsumerRecord<byte[], byte[]> source) {
-    Map<TopicPartition, ConsumerRecord<byte[], byte[]>> sources =
-        dirty.computeIfAbsent(Map.entry(c.tp, c.key), k -> new LinkedHashMap<>());
-    if (source != null) {
-      sources.putIfAbsent(new TopicPartition(source.topic(), source.partition()), source);
-    }
+    writes.changed(c, source);
   }
 }

@@ -19,6 +19,7 @@ import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -139,6 +140,15 @@ public final class LadderLoop<K, V> {
               public LadderPublisher.Acks soFar() {
                 return forwardsSoFar();
               }
+
+              @Override
+              public void committed(Map<TopicPartition, OffsetAndMetadata> offsets) {
+                if (order != null) {
+                  Map<TopicPartition, Long> at = new HashMap<>();
+                  offsets.forEach((tp, o) -> at.put(tp, o.offset()));
+                  order.committed(at);
+                }
+              }
             },
             metrics,
             parts.commitLimits(),
@@ -210,6 +220,9 @@ public final class LadderLoop<K, V> {
         waits.forget(List.of(u.source()));
         consumer.seek(u.source(), u.offset());
         pauses.holdBack(u.source(), clock.instant().plus(holdBack));
+        if (order != null) {
+          order.readAgainFrom(u.source(), u.offset());
+        }
       }
     }
     holdBack =

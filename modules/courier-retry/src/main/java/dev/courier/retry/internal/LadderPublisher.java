@@ -156,13 +156,46 @@ public final class LadderPublisher implements AutoCloseable {
     send(record, state, topics.tier(tier), failure, now);
   }
 
-  /** To the dead-letter topic. */
-  public void deadLetter(
+  /** To the dead-letter topic; the answer is settled with the other forwards as well. */
+  public Future<RecordMetadata> deadLetter(
       ConsumerRecord<byte[], byte[]> record, LadderState state, Hop.Failure failure, Instant now) {
-    send(record, state, topics.deadLetter(), failure, now);
+    return send(record, state, topics.deadLetter(), failure, now);
   }
 
-  private void send(
+  /**
+   * Whether Kafka answered every one of these sends (delivered or not) within {@code max}: what is
+   * written after them must not be read by anyone before they are.
+   */
+  public boolean answered(List<Future<RecordMetadata>> sends, Duration max) {
+    long deadline = System.nanoTime() + max.toNanos();
+    boolean interrupted = false;
+    try {
+      for (Future<RecordMetadata> f : sends) {
+        while (!f.isDone()) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            return false;
+          }
+          try {
+            f.get(left, TimeUnit.NANOSECONDS);
+          } catch (ExecutionException e) {
+            break; // answered: a refusal is settled with the forwards
+          } catch (TimeoutException e) {
+            return false;
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+      }
+      return true;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private Future<RecordMetadata> send(
       ConsumerRecord<byte[], byte[]> record,
       LadderState state,
       String topic,
@@ -173,6 +206,7 @@ public final class LadderPublisher implements AutoCloseable {
       ack = producer.send(hop(record, state, topic, failure, now));
     }
     forwards.add(new Forward(record, state, topic, failure, now, ack, null));
+    return ack;
   }
 
   private ProducerRecord<byte[], byte[]> hop(

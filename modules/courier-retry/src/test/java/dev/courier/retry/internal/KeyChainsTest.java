@@ -100,4 +100,62 @@ class KeyChainsTest {
     assertThat(restored.admit(TP, key("k\u00e9y"), 8)).isEqualTo(Admission.SEEN);
     assertThat(restored.admit(TP, key("k\u00e9y"), 9)).isEqualTo(Admission.WAIT);
   }
+
+  @Test
+  void aKeyThatWentStaysDoneUpToItsLastRecordUntilThePartitionIsCommittedPastIt() {
+    KeyChains chains = new KeyChains(1, 10);
+    chains.block(TP, key("a"), 5, T0);
+    chains.follow(TP, record("a", 7), T0);
+    chains.follow(TP, record("a", 9), T0);
+    chains.park(chains.chain(TP, key("a")).orElseThrow());
+    assertThat(chains.chain(TP, key("a"))).isEmpty();
+    assertThat(chains.doneUpTo(TP, key("a"))).contains(9L);
+    assertThat(chains.admit(TP, key("a"), 5)).as("its head read again").isEqualTo(Admission.SEEN);
+    assertThat(chains.admit(TP, key("a"), 7)).as("parked, read again").isEqualTo(Admission.SEEN);
+    assertThat(chains.admit(TP, key("a"), 10)).isEqualTo(Admission.FREE);
+    assertThat(chains.admit(TP, key("b"), 11))
+        .as("a done key is not a blocked one")
+        .isEqualTo(Admission.FREE);
+    assertThat(chains.committed(TP, 9)).isEmpty();
+    assertThat(chains.committed(TP, 10)).containsExactly(new KeyChains.Key(key("a")));
+    assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(Admission.FREE);
+  }
+
+  @Test
+  void aDrainedKeyIsDoneAndANewChainOfItCarriesTheMarkOn() {
+    KeyChains chains = new KeyChains(10, 10);
+    KeyChains.Chain c = chains.block(TP, key("a"), 5, T0);
+    chains.follow(TP, record("a", 7), T0);
+    chains.drain(c);
+    chains.released(chains.releasing(TP, key("a"), 7).orElseThrow());
+    assertThat(chains.gone(c)).isTrue();
+    assertThat(chains.doneUpTo(TP, key("a"))).contains(7L);
+    KeyChains.Chain next = chains.block(TP, key("a"), 12, T0);
+    assertThat(chains.doneUpTo(TP, key("a"))).isEmpty();
+    assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(Admission.SEEN);
+    chains.drain(next);
+    assertThat(chains.doneUpTo(TP, key("a"))).contains(12L);
+  }
+
+  @Test
+  void aPartitionReadAgainFromAnOffsetDropsTheMarksItReaches() {
+    KeyChains chains = new KeyChains(10, 10);
+    chains.drain(chains.block(TP, key("a"), 5, T0));
+    chains.drain(chains.block(TP, key("b"), 8, T0));
+    assertThat(chains.readAgainFrom(TP, 6)).containsExactly(new KeyChains.Key(key("b")));
+    assertThat(chains.admit(TP, key("b"), 8)).isEqualTo(Admission.FREE);
+    assertThat(chains.admit(TP, key("a"), 5)).isEqualTo(Admission.SEEN);
+  }
+
+  @Test
+  void aDoneMarkSurvivesInKafkaAndHoldsNoKey() {
+    byte[] stateKey = ChainRecords.key(TP.partition(), key("a"));
+    KeyChains restored = new KeyChains(1, 10);
+    restored.restore(TP, List.of(ChainRecords.chain(TP, stateKey, ChainRecords.done(9))));
+    assertThat(restored.blockedKeys(TP)).isZero();
+    assertThat(restored.draining()).isEmpty();
+    assertThat(restored.admit(TP, key("a"), 9)).isEqualTo(Admission.SEEN);
+    assertThat(restored.admit(TP, key("a"), 10)).isEqualTo(Admission.FREE);
+    assertThat(restored.admit(TP, key("b"), 3)).isEqualTo(Admission.FREE);
+  }
 }

@@ -1,0 +1,112 @@
+package dev.courier.retry.internal;
+
+import dev.courier.retry.RetryTopics;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What key order writes to {@code <topic>.retry.blocked}, and when: each key whose state changed is
+ * written once before the next commit (its chain, its done mark, or a tombstone), acknowledged with
+ * the ladder's forwards and holding back the commit of the records that changed it.
+ */
+final class ChainWrites {
+
+  private final KeyChains chains;
+  private final LadderPublisher publisher;
+  private final RetryTopics topics;
+  private final OrderMetrics metrics;
+
+  /**
+   * Keys whose state changed since it was last written, each with the first record of each
+   * partition whose commit needs the write: written once each before the next commit, so a key with
+   * many records waiting costs one write per commit and not one per record.
+   */
+  private final Map<
+          Map.Entry<TopicPartition, KeyChains.Key>,
+          Map<TopicPartition, ConsumerRecord<byte[], byte[]>>>
+      dirty = new LinkedHashMap<>();
+
+  ChainWrites(
+      KeyChains chains, LadderPublisher publisher, RetryTopics topics, OrderMetrics metrics) {
+    this.chains = chains;
+    this.publisher = publisher;
+    this.topics = topics;
+    this.metrics = metrics;
+  }
+
+  /** The chain's state is written before the next commit, and before {@code source}'s. */
+  void changed(KeyChains.Chain c, ConsumerRecord<byte[], byte[]> source) {
+    Map<TopicPartition, ConsumerRecord<byte[], byte[]>> sources =
+        dirty.computeIfAbsent(Map.entry(c.tp, c.key), k -> new LinkedHashMap<>());
+    if (source != null) {
+      sources.putIfAbsent(new TopicPartition(source.topic(), source.partition()), source);
+    }
+  }
+
+  /** Writes every changed key's state; one whose write is lost is written again next time. */
+  void writeChanged() {
+    if (dirty.isEmpty()) {
+      return;
+    }
+    var changed = List.copyOf(dirty.entrySet());
+    dirty.clear();
+    for (var e : changed) {
+      TopicPartition tp = e.getKey().getKey();
+      KeyChains.Key key = e.getKey().getValue();
+      metrics.writes.increment();
+      publisher.writeState(
+          topics.blocked(),
+          tp.partition(),
+          ChainRecords.key(tp.partition(), key.bytes()),
+          state(tp, key),
+          e.getValue().values(),
+          () -> dirty.putIfAbsent(Map.entry(tp, key), new LinkedHashMap<>()));
+    }
+  }
+
+  /**
+   * Offsets committed: the done marks below them are no longer needed, and their keys' state
+   * becomes a tombstone at the next write.
+   */
+  void committed(Map<TopicPartition, Long> offsets) {
+    offsets.forEach(
+        (tp, offset) -> {
+          if (topics.tierOf(tp.topic()) == 0) {
+            chains.committed(tp, offset).forEach(key -> tombstone(tp, key));
+          }
+        });
+  }
+
+  /** A partition is read again from {@code offset}: marks at or after it no longer hold. */
+  void readAgainFrom(TopicPartition tp, long offset) {
+    if (topics.tierOf(tp.topic()) == 0) {
+      chains.readAgainFrom(tp, offset).forEach(key -> tombstone(tp, key));
+    }
+  }
+
+  /**
+   * Partitions revoked or lost. Revoked ones were written before their commit; a lost one's next
+   * owner reads its records again from the last commit.
+   */
+  void forget(Collection<TopicPartition> partitions) {
+    dirty.keySet().removeIf(e -> partitions.contains(e.getKey()));
+  }
+
+  private void tombstone(TopicPartition tp, KeyChains.Key key) {
+    dirty.putIfAbsent(Map.entry(tp, key), new LinkedHashMap<>());
+  }
+
+  /** The key's state: its chain, its done mark, or a tombstone. */
+  private byte[] state(TopicPartition tp, KeyChains.Key key) {
+    Optional<KeyChains.Chain> c = chains.chain(tp, key.bytes());
+    if (c.isPresent()) {
+      return ChainRecords.value(c.get());
+    }
+    return chains.doneUpTo(tp, key.bytes()).map(ChainRecords::done).orElse(null);
+  }
+}
