@@ -139,22 +139,7 @@ final class OutboxBaselines {
     PGProperty.PREFER_QUERY_MODE.set(props, "simple");
     ExecutorService reader = Executors.newSingleThreadExecutor();
     try (Connection replication = DriverManager.getConnection(db.jdbcUrl(), props)) {
-      PGConnection pg = replication.unwrap(PGConnection.class);
-      pg.getReplicationAPI()
-          .createReplicationSlot()
-          .logical()
-          .withSlotName(name)
-          .withOutputPlugin("pgoutput")
-          .make();
-      PGReplicationStream stream =
-          pg.getReplicationAPI()
-              .replicationStream()
-              .logical()
-              .withSlotName(name)
-              .withSlotOption("proto_version", 1)
-              .withSlotOption("publication_names", name)
-              .withStatusInterval(1, TimeUnit.SECONDS)
-              .start();
+      PGReplicationStream stream = pgoutputStream(replication, name, name);
       AtomicLong seen = new AtomicLong();
       Future<?> reading =
           reader.submit(
@@ -189,6 +174,26 @@ final class OutboxBaselines {
       reader.shutdownNow();
       dropSlot(db, name, name);
     }
+  }
+
+  /** A new logical slot on pgoutput, and its stream of the publication's changes. */
+  static PGReplicationStream pgoutputStream(Connection replication, String slot, String publication)
+      throws java.sql.SQLException {
+    PGConnection pg = replication.unwrap(PGConnection.class);
+    pg.getReplicationAPI()
+        .createReplicationSlot()
+        .logical()
+        .withSlotName(slot)
+        .withOutputPlugin("pgoutput")
+        .make();
+    return pg.getReplicationAPI()
+        .replicationStream()
+        .logical()
+        .withSlotName(slot)
+        .withSlotOption("proto_version", 1)
+        .withSlotOption("publication_names", publication)
+        .withStatusInterval(1, TimeUnit.SECONDS)
+        .start();
   }
 
   /** (b) Debezium's engine on the relay's settings and a slot of its own, handler a no-op. */

@@ -1,73 +1,88 @@
 package dev.courier.benchmarks;
 
-import dev.courier.cli.Courier;
+import dev.courier.benchmarks.CapturePhase.Load;
+import dev.courier.benchmarks.CapturePhase.Reader;
+import dev.courier.benchmarks.CapturePhase.Result;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxSchema;
 import dev.courier.outbox.OutboxShards;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaProcess;
 import dev.courier.testkit.PostgresProcess;
-import dev.courier.testkit.UniqueNames;
 import dev.courier.testkit.WorkerProcess;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * The outbox as it is deployed, each part a process of its own on this machine: PostgreSQL with
- * fsync on, a standalone broker, the relay from the packaged {@code courier.jar}, a writer JVM and
- * this harness reading the topic. Two figures:
+ * The outbox as it is deployed, each part a process of its own: PostgreSQL with fsync on, a
+ * standalone broker, the relay from the packaged {@code courier.jar}, a writer JVM and this harness
+ * reading the topic. With two cores or more the reader under test runs alone on core 1 ({@code
+ * taskset}) and everything else on core 0, so what is measured is the reader's own capacity and not
+ * the writer's appetite.
  *
  * <ul>
- *   <li><b>keep-up</b>: the writer commits at a fixed rate, 10 s to warm the relay, then 60 s
- *       measured; a rate is kept up with when no event of the measured window reached the topic
- *       more than 1 s after its commit. Rates rise until one is not kept up with.
+ *   <li><b>keep-up in the outbox's shape</b>: 4 writer threads commit one event per transaction
+ *       ({@code one}), or 1-10 ({@code mix}), at each offered rate (0: as fast as they commit), for
+ *       a cold reader started just before: Courier's relay, (b) Debezium alone and (a) raw pgoutput
+ *       in turn ({@link CapturePhase}). Per rate and reader: kept up (every event within 1 s of its
+ *       write, from the first second), worst delay, insert-to-consumed events/s and the reader's
+ *       CPU time per event from {@code /proc}.
+ *   <li><b>ceiling</b>: one event per transaction at full speed with {@code synchronous_commit =
+ *       off} for the writer, so the writer core commits more than the disk allows: insert-to-
+ *       consumed of each reader, and the first 10 s against the rest (the cold phase).
  *   <li><b>catch-up</b>: with the relay stopped, a backlog is committed at full speed; then a new
- *       relay process starts: the time from its start to the first event, and the rate it drains
- *       the backlog at.
+ *       relay process starts: the time from its start to the first event, and its drain rate.
  * </ul>
  *
  * <p>Run (after {@code mvn -B -q package -DskipTests -pl
  * modules/courier-cli,modules/courier-benchmarks -am}): {@code java -cp
  * modules/courier-benchmarks/target/benchmarks.jar dev.courier.benchmarks.OutboxProductionRun
- * [rates,..] [seconds] [backlog] [partitions]}; {@code -Dbench.courier.jar} names another jar,
- * {@code -Dbench.relay.<key>=<value>} sets the relay.
+ * [rates,..] [seconds] [backlog] [partitions] [shards]}; {@code -Dbench.shapes=one,mix}, {@code
+ * -Dbench.readers=courier,debezium,pgoutput}, {@code -Dbench.fullspeed.events=N} (rate 0), {@code
+ * -Dbench.ceiling.events=N} (0: none); {@code -Dbench.courier.jar} names another jar, {@code
+ * -Dbench.relay.<key>=<value>} sets the relay and {@link RelayProcesses} its JVM. Shards apply to
+ * catch-up.
  */
 public final class OutboxProductionRun {
 
-  private static final Duration WARM = Duration.ofSeconds(10);
-  private static final long KEEP_UP_MS = 1_000;
+  static final int WRITER_THREADS = 4;
 
   private OutboxProductionRun() {}
 
   public static void main(String[] args) throws Exception {
     int[] rates =
-        java.util.Arrays.stream((args.length > 0 ? args[0] : "2000,3000,4000,5000,6000").split(","))
+        Arrays.stream((args.length > 0 ? args[0] : "500,1000,2000,0").split(","))
             .mapToInt(Integer::parseInt)
             .toArray();
-    Duration window = Duration.ofSeconds(args.length > 1 ? Long.parseLong(args[1]) : 60);
+    int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
     int backlog = args.length > 2 ? Integer.parseInt(args[2]) : 100_000;
     int partitions = args.length > 3 ? Integer.parseInt(args[3]) : 3;
     OutboxShards shards = OutboxShards.of(args.length > 4 ? Integer.parseInt(args[4]) : 1);
+    List<ShapedWriter.Shape> shapes =
+        Arrays.stream(System.getProperty("bench.shapes", "one,mix").split(","))
+            .map(ShapedWriter.Shape::parse)
+            .toList();
+    List<Reader> readers =
+        Arrays.stream(System.getProperty("bench.readers", "courier,debezium,pgoutput").split(","))
+            .map(r -> Reader.valueOf(r.toUpperCase(Locale.ROOT)))
+            .toList();
+    int ceilingEvents = Integer.getInteger("bench.ceiling.events", 150_000);
     Path jar =
         Path.of(System.getProperty("bench.courier.jar", "modules/courier-cli/target/courier.jar"));
     if (!Files.exists(jar)) {
       throw new IllegalStateException(
           jar.toAbsolutePath()
               + " is missing: mvn -B -q package -DskipTests -pl modules/courier-cli -am");
+    }
+    boolean pinned = Cores.available();
+    if (pinned) {
+      Cores.pinSelf(0); // the broker, PostgreSQL and the writer started from here inherit core 0
     }
     List<Measurement> rows = new ArrayList<>();
     List<Check> checks = new ArrayList<>();
@@ -80,35 +95,37 @@ public final class OutboxProductionRun {
                 .build()
                 .start()) {
       OutboxSchema.migrate(pg.dataSource("postgres"), shards);
+      List<Result> results = new ArrayList<>();
+      for (ShapedWriter.Shape shape : shapes) {
+        for (int rate : rates) {
+          int events =
+              rate == 0 ? Integer.getInteger("bench.fullspeed.events", 60_000) : rate * seconds;
+          for (Reader reader : readers) {
+            Result r =
+                CapturePhase.run(
+                    reader, new Load(shape, rate, events, false), kafka, pg, jar, partitions);
+            notes.add(r.describe());
+            results.add(r);
+            System.out.println(r.describe());
+          }
+        }
+      }
+      if (ceilingEvents > 0) {
+        for (Reader reader : readers) {
+          Load load = new Load(ShapedWriter.Shape.ONE, 0, ceilingEvents, true);
+          Result r = CapturePhase.run(reader, load, kafka, pg, jar, partitions);
+          notes.add(r.describe());
+          results.add(r);
+          System.out.println(r.describe());
+        }
+      }
+      ProductionReport.add(results, rows, checks);
       Map<String, String> settings = relaySettings(kafka, pg);
       settings.put(OutboxRelayConfig.SHARD_COUNT, String.valueOf(shards.count()));
       String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
       kafka.createTopic(topic, partitions);
-      try (Tracker tracker = new Tracker(kafka, topic)) {
-        int keptUp = 0;
-        try (Relays relays = Relays.start(jar, settings, shards)) {
-          for (int rate : rates) {
-            KeepUp result = keepUp(pg, shards, tracker, rate, window);
-            notes.add(result.describe());
-            rows.add(
-                new Measurement(
-                    rate + "/s offered: delivered events/s", List.of(result.delivered)));
-            rows.add(
-                new Measurement(
-                    rate + "/s offered: worst delay (ms)", List.of((double) result.worstMs)));
-            if (!result.keptUp()) {
-              break;
-            }
-            keptUp = rate;
-          }
-        }
-        checks.add(
-            new Check(
-                new Measurement(
-                    "keep-up: highest rate with every event within 1 s", List.of((double) keptUp)),
-                "/s",
-                Target.atLeast(3000)));
-        CatchUp catchUp = catchUp(jar, settings, shards, pg, tracker, backlog);
+      try (TopicArrivals tracker = new TopicArrivals(kafka, topic)) {
+        CatchUp catchUp = catchUp(jar, settings, shards, pg, tracker.arrivals(), backlog);
         notes.add(catchUp.describe());
         checks.add(
             new Check(
@@ -127,53 +144,19 @@ public final class OutboxProductionRun {
       notes.add(
           String.format(
               Locale.ROOT,
-              "PostgreSQL process (fsync on), standalone broker, %d relay(s) (one per outbox shard)"
-                  + " from %s, each in its own JVM, writer in another; topic with %d partitions; %d"
-                  + " s warm-up and %d s measured per rate",
-              shards.count(),
+              "PostgreSQL process (fsync on), standalone broker, readers from %s (each in its own"
+                  + " JVM, -Xmx576m, -XX:ActiveProcessorCount=1), writer JVM with %d threads; %s;"
+                  + " topic with %d partitions; %d s per paced rate",
               jar.getFileName(),
+              WRITER_THREADS,
+              pinned
+                  ? "the reader under test alone on core 1, everything else on core 0"
+                  : "no pinning (taskset or a second core missing)",
               partitions,
-              WARM.toSeconds(),
-              window.toSeconds()));
+              seconds));
     }
     BenchmarkReport.write(
         Path.of("target", "benchmarks"), "outbox-production", "", rows, checks, notes);
-  }
-
-  private record KeepUp(int rate, double delivered, long worstMs, long p99Ms, boolean complete) {
-    boolean keptUp() {
-      return complete && worstMs <= KEEP_UP_MS;
-    }
-
-    String describe() {
-      return String.format(
-          Locale.ROOT,
-          "keep-up at %,d/s: delivered %,.0f/s in the measured window, worst delay %,d ms, p99 of the"
-              + " per-second worst %,d ms, all delivered: %s -> %s",
-          rate,
-          delivered,
-          worstMs,
-          p99Ms,
-          complete,
-          keptUp() ? "kept up" : "not kept up");
-    }
-  }
-
-  private static KeepUp keepUp(
-      PostgresProcess pg, OutboxShards shards, Tracker tracker, int rate, Duration window)
-      throws Exception {
-    int events = (int) (rate * (WARM.toSeconds() + window.toSeconds()));
-    long before = tracker.count();
-    long started = System.currentTimeMillis();
-    try (WorkerProcess writer = startWriter(pg, shards, rate, events)) {
-      writer.awaitExit(window.plus(WARM).plusMinutes(5));
-    }
-    long from = started + WARM.toMillis();
-    // Everything written must arrive; the window runs to the last arrival, so a late one counts.
-    boolean complete = tracker.awaitCount(before + events, Duration.ofSeconds(30));
-    Tracker.Window w = tracker.window(from, tracker.lastReceived() + 1_000);
-    return new KeepUp(
-        rate, w.received() / (window.toMillis() / 1000.0), w.worst(), w.p99OfSeconds(), complete);
   }
 
   private record CatchUp(
@@ -196,15 +179,20 @@ public final class OutboxProductionRun {
       Map<String, String> settings,
       OutboxShards shards,
       PostgresProcess pg,
-      Tracker tracker,
+      Arrivals tracker,
       int backlog)
       throws Exception {
+    // A first start makes the slots, so the backlog written next waits in them.
+    RelayProcesses.start(jar, settings, shards).close();
     try (WorkerProcess writer = startWriter(pg, shards, 0, backlog)) {
       writer.awaitExit(Duration.ofMinutes(10));
     }
     long before = tracker.count();
     long started = System.currentTimeMillis();
-    try (Relays relays = Relays.launch(jar, settings, shards)) {
+    try (RelayProcesses relays = RelayProcesses.launch(jar, settings, shards)) {
+      if (Cores.available()) {
+        relays.processes().forEach(p -> Cores.pin(p.pid(), CapturePhase.READER_CORE));
+      }
       if (!tracker.awaitCount(before + 1, Duration.ofMinutes(2))) {
         throw new IllegalStateException("the new relays delivered nothing: " + relays.output());
       }
@@ -221,203 +209,41 @@ public final class OutboxProductionRun {
     }
   }
 
-  /** One relay process per shard, from the packaged jar; SIGTERM for all on close. */
-  private record Relays(List<WorkerProcess> processes) implements AutoCloseable {
-
-    /** Starts them and waits until every one streams. */
-    static Relays start(Path jar, Map<String, String> settings, OutboxShards shards) {
-      Relays relays = launch(jar, settings, shards);
-      long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-      for (WorkerProcess relay : relays.processes()) {
-        while (!relay.output().contains(Courier.RELAY_STREAMING)) {
-          if (!relay.isAlive() || System.nanoTime() > deadline) {
-            relays.close();
-            throw new IllegalStateException("a relay did not start streaming: " + relay.output());
-          }
-          LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
-        }
-      }
-      return relays;
-    }
-
-    /** Starts them, all at once, without waiting. */
-    static Relays launch(Path jar, Map<String, String> settings, OutboxShards shards) {
-      List<WorkerProcess> processes = new ArrayList<>();
-      for (int shard = 0; shard < shards.count(); shard++) {
-        List<String> args = new ArrayList<>(List.of("relay", "--set", "relay.http.port=0"));
-        settings.forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
-        args.addAll(List.of("--set", OutboxRelayConfig.SHARD_INDEX + "=" + shard));
-        JvmWorker worker =
-            JvmWorker.of(Courier.class)
-                .name("relay-" + shard)
-                .classpath(jar.toAbsolutePath().toString())
-                .args(args.toArray(String[]::new));
-        // The heap the Kubernetes manifest gives it (75% of a 768 MiB limit); more JVM options
-        // with -Dbench.jvm.relay="...", e.g. -XX:SharedArchiveFile=... for class-data sharing.
-        worker.jvmOption("-Xmx576m");
-        for (String option : System.getProperty("bench.jvm.relay", "").split(" ")) {
-          if (!option.isBlank()) {
-            worker.jvmOption(option.replace("{shard}", String.valueOf(shard)));
-          }
-        }
-        processes.add(worker.start());
-      }
-      return new Relays(processes);
-    }
-
-    String output() {
-      return processes.stream().map(WorkerProcess::output).reduce("", String::concat);
-    }
-
-    @Override
-    public void close() {
-      processes.forEach(p -> p.terminate(Duration.ofSeconds(30)));
-    }
-  }
-
+  /** The legacy writer: full speed, 500 events a transaction (a backlog). */
   private static WorkerProcess startWriter(
       PostgresProcess pg, OutboxShards shards, int rate, int events) {
-    return JvmWorker.of(OutboxWriterProcess.class)
-        .name("writer")
-        .args(
-            pg.host(),
-            String.valueOf(pg.port()),
-            "postgres",
-            pg.username(),
-            pg.password(),
-            String.valueOf(rate),
-            String.valueOf(events),
-            String.valueOf(shards.count()))
+    return writer(pg, String.valueOf(rate), String.valueOf(events), String.valueOf(shards.count()))
         .start();
   }
 
-  private static Map<String, String> relaySettings(KafkaProcess kafka, PostgresProcess pg) {
+  /** A writer of {@code load}'s shape, rate and commit mode, {@link #WRITER_THREADS} threads. */
+  static WorkerProcess startWriter(PostgresProcess pg, Load load) {
+    return writer(
+            pg,
+            String.valueOf(load.perSecond()),
+            String.valueOf(load.events()),
+            "1",
+            load.shape().name().toLowerCase(Locale.ROOT),
+            String.valueOf(WRITER_THREADS),
+            load.asyncCommit() ? "async" : "sync")
+        .start();
+  }
+
+  private static JvmWorker writer(PostgresProcess pg, String... rest) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                pg.host(), String.valueOf(pg.port()), "postgres", pg.username(), pg.password()));
+    args.addAll(List.of(rest));
+    return JvmWorker.of(OutboxWriterProcess.class).name("writer").args(args.toArray(String[]::new));
+  }
+
+  static Map<String, String> relaySettings(KafkaProcess kafka, PostgresProcess pg) {
     return OutboxPipelineBenchmark.relaySettings(
         kafka.bootstrapServers(),
         "jdbc:postgresql://" + pg.host() + ":" + pg.port() + "/postgres",
         pg.username(),
         pg.password(),
         "prod");
-  }
-
-  /**
-   * Reads the topic on a thread of its own and keeps, per second of arrival, how many events came
-   * and the worst delay from the commit time in their payload.
-   */
-  private static final class Tracker implements AutoCloseable {
-    private final KafkaConsumer<byte[], byte[]> consumer;
-    private final Thread thread;
-    private final AtomicLong count = new AtomicLong();
-    private final ConcurrentSkipListMap<Long, long[]> perSecond = new ConcurrentSkipListMap<>();
-    private volatile long lastReceived;
-    private volatile boolean running = true;
-
-    /** Received events and worst delay per second of a window. */
-    record Window(long received, long worst, long p99OfSeconds) {}
-
-    Tracker(KafkaProcess kafka, String topic) {
-      Map<String, Object> config =
-          new java.util.HashMap<>(
-              Map.of(
-                  ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                  kafka.bootstrapServers(),
-                  ConsumerConfig.GROUP_ID_CONFIG,
-                  UniqueNames.group("prod-tracker"),
-                  ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                  "earliest",
-                  ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                  false,
-                  ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
-                  2_000));
-      consumer =
-          new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-      consumer.subscribe(List.of(topic));
-      thread = new Thread(this::read, "prod-tracker");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    private void read() {
-      try {
-        while (running) {
-          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-            long now = System.currentTimeMillis();
-            long at = at(r.value());
-            long delay = at < 0 ? 0 : now - at;
-            perSecond.compute(
-                now / 1000,
-                (s, v) -> {
-                  long[] cell = v == null ? new long[2] : v;
-                  cell[0]++;
-                  cell[1] = Math.max(cell[1], delay);
-                  return cell;
-                });
-            lastReceived = now;
-            count.incrementAndGet();
-          }
-        }
-      } catch (WakeupException e) {
-        // closing
-      } finally {
-        consumer.close();
-      }
-    }
-
-    /** The commit time the paced writer put in the payload, or -1 for a backlog event. */
-    private static long at(byte[] value) {
-      String json = new String(value, StandardCharsets.UTF_8);
-      int i = json.indexOf("\"at\":");
-      if (i < 0) {
-        return -1;
-      }
-      int end = i + 5;
-      while (end < json.length() && Character.isDigit(json.charAt(end))) {
-        end++;
-      }
-      return Long.parseLong(json.substring(i + 5, end));
-    }
-
-    long count() {
-      return count.get();
-    }
-
-    long lastReceived() {
-      return lastReceived;
-    }
-
-    boolean awaitCount(long n, Duration timeout) {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (count.get() < n) {
-        if (System.nanoTime() > deadline) {
-          return false;
-        }
-        LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
-      }
-      return true;
-    }
-
-    Window window(long fromMillis, long toMillis) {
-      long received = 0;
-      long worst = 0;
-      List<Long> worsts = new ArrayList<>();
-      for (long[] cell : perSecond.subMap(fromMillis / 1000, toMillis / 1000).values()) {
-        received += cell[0];
-        worst = Math.max(worst, cell[1]);
-        worsts.add(cell[1]);
-      }
-      worsts.sort(null);
-      long p99 =
-          worsts.isEmpty()
-              ? 0
-              : worsts.get(Math.min(worsts.size() - 1, (int) Math.ceil(worsts.size() * 0.99) - 1));
-      return new Window(received, worst, p99);
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      running = false;
-      consumer.wakeup();
-      thread.join(10_000);
-    }
   }
 }

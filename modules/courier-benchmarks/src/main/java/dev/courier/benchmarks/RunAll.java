@@ -106,9 +106,7 @@ public final class RunAll {
       Step.run(
           failed,
           "outbox-production",
-          () ->
-              OutboxProductionRun.main(
-                  new String[] {"2000,3000,4000,5000,6000,7000", "60", "100000", "3"}));
+          () -> OutboxProductionRun.main(new String[] {"500,1000,2000,0", "20", "100000", "3"}));
     }
     writeSummary(dir, smoke, failed);
     if (!failed.isEmpty()) {

@@ -239,8 +239,11 @@ public final class OutboxRelayConfig extends AbstractConfig {
               500,
               Range.between(50, 60_000),
               Importance.LOW,
-              "How often a standby relay asks for the leadership: a takeover after the leader"
-                  + " dies costs up to this plus the engine's start.")
+              "How long a standby relay waits on the leadership lock at a time (at most 1 s),"
+                  + " and how often it asks again when a wait ends early: the lock is granted the"
+                  + " moment the leader's session ends, so a takeover after the leader dies costs"
+                  + " the engine's start; the leader renews its lease this often (at most a fifth"
+                  + " of outbox.leader.lease.ms).")
           .define(
               SLOT_FAILOVER,
               Type.BOOLEAN,

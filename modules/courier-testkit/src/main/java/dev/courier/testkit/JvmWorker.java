@@ -31,6 +31,7 @@ public final class JvmWorker {
   private String name;
   private String crashPoint;
   private String classpath = System.getProperty("java.class.path");
+  private Path javaHome = Path.of(System.getProperty("java.home"));
 
   /**
    * JVM options every worker of this test run gets besides its own, from the system property of
@@ -104,10 +105,16 @@ public final class JvmWorker {
     return this;
   }
 
+  /** Runs the child on another JDK than this JVM's (for example a newer one, for its options). */
+  public JvmWorker javaHome(Path home) {
+    this.javaHome = home;
+    return this;
+  }
+
   /** Starts the child JVM. */
   public WorkerProcess start() {
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(javaHome.resolve("bin").resolve("java").toString());
     command.addAll(jvmOptions);
     // The test JVM's classpath (under Surefire a manifest-only jar that lists every entry).
     command.add("-cp");

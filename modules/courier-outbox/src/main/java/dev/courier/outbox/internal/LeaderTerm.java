@@ -68,8 +68,9 @@ public final class LeaderTerm implements AutoCloseable {
   }
 
   /**
-   * Waits as a standby and asks for the leadership every {@code outbox.leader.poll.interval.ms}: a
-   * killed leader's lock is free at once, a frozen one's when PostgreSQL ends its session.
+   * Waits as a standby for the leadership, in waits of {@code outbox.leader.poll.interval.ms} (at
+   * most a second each) on the lock itself: a killed leader's lock is granted the moment PostgreSQL
+   * ends its session, a frozen one's when PostgreSQL ends it for idleness.
    *
    * @param pause waits the given time, or less when the relay is closing
    * @return true once this replica won; false when the relay closed first
@@ -78,7 +79,9 @@ public final class LeaderTerm implements AutoCloseable {
       BooleanSupplier closed, java.util.function.Consumer<Duration> pause) throws Outage {
     leading = false;
     metrics.leader.set(0);
-    long poll = config.getInt(OutboxRelayConfig.LEADER_POLL_INTERVAL_MS);
+    Duration wait =
+        Duration.ofMillis(
+            Math.min(1_000, config.getInt(OutboxRelayConfig.LEADER_POLL_INTERVAL_MS)));
     long describedAt = 0;
     while (!closed.getAsBoolean()) {
       if (describedAt == 0 || System.nanoTime() - describedAt > TimeUnit.SECONDS.toNanos(10)) {
@@ -91,11 +94,18 @@ public final class LeaderTerm implements AutoCloseable {
                 + "; this relay takes over when it stops");
         describedAt = System.nanoTime();
       }
-      pause.accept(Duration.ofMillis(poll));
-      if (!closed.getAsBoolean() && leadership.tryAcquire()) {
+      long asked = System.nanoTime();
+      if (closed.getAsBoolean()) {
+        break;
+      }
+      if (leadership.acquireWithin(wait)) {
         wonAtNanos = System.nanoTime();
         metrics.takeovers.increment();
         return true;
+      }
+      long left = wait.toNanos() - (System.nanoTime() - asked);
+      if (left > 0) {
+        pause.accept(Duration.ofNanos(left)); // the wait ended early (the lock's connection went)
       }
     }
     return false;

@@ -47,6 +47,21 @@ public final class Leadership implements AutoCloseable {
 
   private static final String TRY_LOCK =
       "SELECT pg_try_advisory_lock(hashtextextended('courier.outbox.relay/' || ?, 0))";
+
+  /**
+   * The lock, waited for up to the session's {@code lock_timeout}: granted the moment the holder's
+   * session ends, where asking again every poll interval found it free half an interval late on
+   * average.
+   */
+  private static final String WAIT_LOCK =
+      "SELECT pg_advisory_lock(hashtextextended('courier.outbox.relay/' || ?, 0)) IS NULL";
+
+  /** lock_not_available: the wait for the lock ran out. */
+  private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+  /** The longest one wait for the lock lasts, so closing never waits long behind it. */
+  private static final Duration MAX_LOCK_WAIT = Duration.ofSeconds(1);
+
   private static final String NEXT_TERM =
       "INSERT INTO courier_outbox_relay_terms (slot_name, incarnation, holder)"
           + " SELECT ?, coalesce(max(incarnation), 0) + 1, ? FROM courier_outbox_relay_terms"
@@ -94,13 +109,29 @@ public final class Leadership implements AutoCloseable {
   public boolean tryAcquire() throws Outage {
     lock.lock();
     try {
-      return acquire();
+      return acquire(null);
     } finally {
       lock.unlock();
     }
   }
 
-  private boolean acquire() throws Outage {
+  /**
+   * As {@link #tryAcquire()}, but waits up to {@code max} (at most a second) for the lock: a
+   * standby leads as soon as PostgreSQL ends the leader's session.
+   */
+  public boolean acquireWithin(Duration max) throws Outage {
+    lock.lock();
+    try {
+      return acquire(max.compareTo(MAX_LOCK_WAIT) > 0 ? MAX_LOCK_WAIT : max);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * @param wait how long to wait for the lock, or null to only try
+   */
+  private boolean acquire(Duration wait) throws Outage {
     if (held) {
       return true;
     }
@@ -109,7 +140,7 @@ public final class Leadership implements AutoCloseable {
     }
     boolean reused = connection != null;
     try {
-      return attempt();
+      return attempt(wait);
     } catch (SQLException e) {
       drop();
       if (!reused) {
@@ -119,14 +150,14 @@ public final class Leadership implements AutoCloseable {
     // A standby's idle connection may have been ended meanwhile (idle_session_timeout, a restart
     // of PostgreSQL): one more try on a new one tells that from an outage.
     try {
-      return attempt();
+      return attempt(wait);
     } catch (SQLException e) {
       drop();
       throw postgres.classify(e);
     }
   }
 
-  private boolean attempt() throws SQLException, Outage {
+  private boolean attempt(Duration wait) throws SQLException, Outage {
     long sent = System.nanoTime();
     if (connection == null) {
       // Reads give up after one lease: a renewal stuck on a silent server ends, and with it the
@@ -138,14 +169,8 @@ public final class Leadership implements AutoCloseable {
       drop();
       return false;
     }
-    try (PreparedStatement ps = connection.prepareStatement(TRY_LOCK)) {
-      ps.setString(1, slot);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        if (!rs.getBoolean(1)) {
-          return false;
-        }
-      }
+    if (!(wait == null ? tryLock() : waitLock(wait))) {
+      return false;
     }
     try (PreparedStatement ps = connection.prepareStatement(NEXT_TERM)) {
       ps.setString(1, slot);
@@ -162,6 +187,32 @@ public final class Leadership implements AutoCloseable {
     taken = false;
     LOG.info("leading slot {} as {} (incarnation {})", slot, holder, incarnation);
     return true;
+  }
+
+  private boolean tryLock() throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(TRY_LOCK)) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(1);
+      }
+    }
+  }
+
+  private boolean waitLock(Duration wait) throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.execute("SET lock_timeout = " + Math.max(1, wait.toMillis()));
+    }
+    try (PreparedStatement ps = connection.prepareStatement(WAIT_LOCK)) {
+      ps.setString(1, slot);
+      ps.executeQuery().close();
+      return true;
+    } catch (SQLException e) {
+      if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+        return false; // still another's
+      }
+      throw e;
+    }
   }
 
   /** PostgreSQL ends the session, and so frees the lock, when the holder stops renewing it. */
@@ -209,7 +260,7 @@ public final class Leadership implements AutoCloseable {
       return Renewal.UNREACHABLE;
     }
     try {
-      boolean leads = acquire();
+      boolean leads = acquire(null);
       taken = !leads;
       return leads ? Renewal.HELD : Renewal.TAKEN;
     } catch (Outage e) {

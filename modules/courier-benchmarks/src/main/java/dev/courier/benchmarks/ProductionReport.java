@@ -1,0 +1,107 @@
+package dev.courier.benchmarks;
+
+import dev.courier.benchmarks.CapturePhase.Reader;
+import dev.courier.benchmarks.CapturePhase.Result;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The rows and checks of {@link OutboxProductionRun}'s reader phases. */
+final class ProductionReport {
+
+  private ProductionReport() {}
+
+  static void add(List<Result> results, List<Measurement> rows, List<Check> checks) {
+    Map<String, List<Result>> byLoad = new LinkedHashMap<>();
+    results.forEach(
+        r -> byLoad.computeIfAbsent(r.load().describe(), k -> new ArrayList<>()).add(r));
+    Map<String, List<Double>> cpuRatios = new LinkedHashMap<>();
+    Map<String, List<Double>> notKept = new LinkedHashMap<>();
+    byLoad.forEach(
+        (load, of) -> {
+          for (Result r : of) {
+            String name = load + ", " + r.reader().label;
+            rows.add(
+                new Measurement(
+                    name + ": insert-to-consumed events/s", List.of(r.consumedPerSecond())));
+            rows.add(new Measurement(name + ": worst delay (ms)", List.of((double) r.worstMs())));
+            rows.add(new Measurement(name + ": CPU µs per event", List.of(r.cpuMicrosPerEvent())));
+          }
+          Optional<Result> courier = find(of, Reader.COURIER);
+          Optional<Result> debezium = find(of, Reader.DEBEZIUM);
+          String shape = of.get(0).load().shape().name().toLowerCase(java.util.Locale.ROOT);
+          if (courier.isPresent() && !of.get(0).load().asyncCommit()) {
+            Result c = courier.get();
+            boolean writerKept =
+                c.load().perSecond() == 0 || c.committedPerSecond() >= 0.95 * c.load().perSecond();
+            notKept
+                .computeIfAbsent(shape, k -> new ArrayList<>())
+                .add(writerKept && !c.keptUp() ? 1.0 : 0.0);
+            debezium.ifPresent(
+                d ->
+                    cpuRatios
+                        .computeIfAbsent(shape, k -> new ArrayList<>())
+                        .add(c.cpuMicrosPerEvent() / d.cpuMicrosPerEvent()));
+          }
+          if (of.get(0).load().asyncCommit()) {
+            ceiling(of, checks);
+          }
+        });
+    notKept.forEach(
+        (shape, values) ->
+            checks.add(
+                new Check(
+                    new Measurement(
+                        shape
+                            + ": rates the writer committed that the relay did not keep up with"
+                            + " from a cold start (any event over 1 s)",
+                        values),
+                    "",
+                    Target.atMost(0))));
+    cpuRatios.forEach(
+        (shape, values) ->
+            checks.add(
+                new Check(
+                    new Measurement(
+                        shape + ": relay CPU per event / (b) Debezium alone's, per rate", values),
+                    "x",
+                    Target.atMost(1.1))));
+  }
+
+  /** Full speed with asynchronous commits: the readers' ceilings and the relay's cold phase. */
+  private static void ceiling(List<Result> of, List<Check> checks) {
+    Optional<Result> courier = find(of, Reader.COURIER);
+    Optional<Result> raw = find(of, Reader.PGOUTPUT);
+    if (courier.isPresent() && raw.isPresent()) {
+      checks.add(
+          new Check(
+              new Measurement(
+                  "ceiling: relay insert-to-consumed / (a) raw pgoutput's",
+                  List.of(courier.get().consumedPerSecond() / raw.get().consumedPerSecond())),
+              "x",
+              Target.atLeast(0.9)));
+    }
+    courier.ifPresent(
+        c -> {
+          checks.add(
+              new Check(
+                  new Measurement(
+                      "ceiling: relay's first 10 s / its rate after (cold phase)",
+                      List.of(c.first10sPerSecond() / Math.max(1, c.afterPerSecond()))),
+                  "x",
+                  Target.atLeast(0.5)));
+          checks.add(
+              Check.reported(
+                  new Measurement(
+                      "ceiling: relay events/s per core (1 / CPU per event)",
+                      List.of(1e6 / c.cpuMicrosPerEvent())),
+                  "/s"));
+        });
+  }
+
+  private static Optional<Result> find(List<Result> of, Reader reader) {
+    return of.stream().filter(r -> r.reader() == reader).findFirst();
+  }
+}
