@@ -154,15 +154,18 @@ public final class KeyChains {
     if (key == null) {
       return Admission.FREE; // nothing can wait on a null key: such records are never held
     }
-    Optional<Chain> found = chain(tp, key);
-    if (found.isEmpty()) {
-      Optional<Long> handled = doneUpTo(tp, key);
-      if (handled.isPresent() && offset <= handled.get()) {
+    // Every main-topic record comes here: the key is wrapped and each map read once.
+    Key k = new Key(key);
+    Map<Key, Chain> of = chains.get(tp);
+    Chain c = of == null ? null : of.get(k);
+    if (c == null) {
+      Map<Key, Long> doneOf = done.get(tp);
+      Long handled = doneOf == null ? null : doneOf.get(k);
+      if (handled != null && offset <= handled) {
         return Admission.SEEN;
       }
       return blockedKeys(tp) >= maxKeys ? Admission.FULL : Admission.FREE;
     }
-    Chain c = found.get();
     if (offset == c.head) {
       return Admission.FREE; // the head itself, read again: it is handled (and forwarded) again
     }
