@@ -75,6 +75,9 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
    */
   private final Map<KeyChains.Chain, List<Future<RecordMetadata>>> parking = new LinkedHashMap<>();
 
+  /** How many of a parking chain's waiting records (the first ones, in order) were sent. */
+  private final Map<KeyChains.Chain, Integer> parked = new LinkedHashMap<>();
+
   /** Main-topic partitions whose blocked keys could not be read yet: not read until they are. */
   private final Set<TopicPartition> unrestored = new LinkedHashSet<>();
 
@@ -311,6 +314,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     unrestored.removeAll(partitions);
     toPark.keySet().removeIf(c -> partitions.contains(c.tp));
     parking.keySet().removeIf(c -> partitions.contains(c.tp));
+    parked.keySet().removeIf(c -> partitions.contains(c.tp));
     writes.forget(partitions);
   }
 
@@ -326,23 +330,31 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
 
   private void parkWaiting() {
     for (KeyChains.Chain c : List.copyOf(toPark.keySet())) {
-      List<Future<RecordMetadata>> sent = parking.get(c);
-      if (sent == null) {
-        Optional<List<ConsumerRecord<byte[], byte[]>>> records = lineUp(c);
-        if (records.isEmpty()) {
-          continue; // read again at the next turn
-        }
-        sent = sendParked(c, records.get());
-        parking.put(c, sent);
+      Optional<List<ConsumerRecord<byte[], byte[]>>> records = lineUp(c);
+      if (records.isEmpty()) {
+        continue; // read again at the next turn
+      }
+      // Records that joined the wait while earlier dead letters were on their way follow too.
+      List<Future<RecordMetadata>> sent = parking.computeIfAbsent(c, k -> new ArrayList<>());
+      List<ConsumerRecord<byte[], byte[]>> rest =
+          records.get().subList(Math.min(sentCount(c), records.get().size()), records.get().size());
+      if (!rest.isEmpty()) {
+        sent.addAll(sendParked(c, rest));
+        parked.merge(c, rest.size(), Integer::sum);
       }
       if (!publisher.answered(sent, PARK_ANSWER)) {
         continue; // asked again at the next turn
       }
       parking.remove(c);
+      parked.remove(c);
       ConsumerRecord<byte[], byte[]> resolved = toPark.remove(c);
       chains.park(c);
       write(c, resolved);
     }
+  }
+
+  private int sentCount(KeyChains.Chain c) {
+    return parked.getOrDefault(c, 0);
   }
 
   private List<Future<RecordMetadata>> sendParked(
