@@ -23,15 +23,41 @@ final class Cores {
    * -Dbench.pin=false}.
    */
   static boolean available() {
-    return Boolean.parseBoolean(System.getProperty("bench.pin", "true"))
-        && Runtime.getRuntime().availableProcessors() >= 2
-        && Files.isExecutable(Path.of("/usr/bin/taskset"))
-        && Files.isDirectory(Path.of("/proc/self"));
+    return AVAILABLE;
   }
 
-  /** Every thread of the process, and what they start later, on this one core. */
+  // Decided once, before pinSelf: availableProcessors() follows this JVM's own affinity, so asked
+  // after the harness pinned itself to core 0 it said 1, and no reader was ever moved to core 1.
+  private static final boolean AVAILABLE =
+      Boolean.parseBoolean(System.getProperty("bench.pin", "true"))
+          && Runtime.getRuntime().availableProcessors() >= 2
+          && Files.isExecutable(Path.of("/usr/bin/taskset"))
+          && Files.isDirectory(Path.of("/proc/self"));
+
+  /**
+   * Every thread of the process, and what they start later, on this one core; checked in {@code
+   * /proc}, since a figure measured on the wrong core looks just as plausible.
+   */
   static void pin(long pid, int core) {
     run("taskset", "-a", "-p", "-c", String.valueOf(core), String.valueOf(pid));
+    String allowed = allowedCores(pid);
+    if (!allowed.equals(String.valueOf(core))) {
+      throw new IllegalStateException(
+          "process " + pid + " runs on cores " + allowed + " after pinning it to " + core);
+    }
+  }
+
+  /** The cores the process may run on, as {@code /proc/<pid>/status} lists them ("0-1", "1"). */
+  static String allowedCores(long pid) {
+    try {
+      return Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status")).stream()
+          .filter(line -> line.startsWith("Cpus_allowed_list:"))
+          .map(line -> line.substring("Cpus_allowed_list:".length()).trim())
+          .findFirst()
+          .orElseThrow();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read the cores of process " + pid, e);
+    }
   }
 
   /** This JVM on {@code core}: processes it starts after this inherit the core. */

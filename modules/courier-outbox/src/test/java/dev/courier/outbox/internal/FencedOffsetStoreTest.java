@@ -10,10 +10,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -71,6 +75,75 @@ class FencedOffsetStoreTest {
     start(null);
     assertThat(set("0/10")).isNull();
     assertThat(stored()).isEqualTo("0/10");
+  }
+
+  @Test
+  void checksTheSlotWhenTheTaskStartsButNotWhenItReadsItsPositionToCommitIt() throws Exception {
+    AtomicInteger checks = new AtomicInteger();
+    String checked =
+        FencedOffsetStore.register(
+            new FencedOffsetStore.Fence() {
+              @Override
+              public boolean leads() {
+                return true;
+              }
+
+              @Override
+              public void starting(Optional<StoredPosition.Position> stored) {
+                checks.incrementAndGet();
+              }
+            });
+    try {
+      start(checked);
+      set("0/10");
+      Task task = new Task();
+
+      task.start(Map.of());
+      task.commit();
+      task.commit();
+
+      assertThat(checks).as("one check, the start's").hasValue(1);
+      assertThat(task.read).as("every read answered").isEqualTo(3);
+    } finally {
+      FencedOffsetStore.unregister(checked);
+    }
+  }
+
+  /** Reads its position as Debezium's PostgreSQL task does: at start and on every commit. */
+  private final class Task extends SourceTask {
+    int read;
+
+    @Override
+    public void start(Map<String, String> props) {
+      readPosition();
+    }
+
+    @Override
+    public void commit() {
+      readPosition();
+    }
+
+    private void readPosition() {
+      try {
+        store.get(List.of(KEY)).get(10, TimeUnit.SECONDS);
+        read++;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    @Override
+    public List<SourceRecord> poll() {
+      return List.of();
+    }
+
+    @Override
+    public void stop() {}
+
+    @Override
+    public String version() {
+      return "test";
+    }
   }
 
   private void start(String fenceId) {
