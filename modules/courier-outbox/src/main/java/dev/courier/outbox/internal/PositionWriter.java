@@ -153,7 +153,6 @@ final class PositionWriter implements AutoCloseable {
     }
   }
 
-  /** The value with the server it was read from ({@link ServerIdentity}), when known. */
   /**
    * Opens the id, which aborts what an earlier holder left open. Before the engine reads its
    * position, too ({@link #openNow}): a read-committed reader waits for an open transaction, and a
@@ -191,6 +190,7 @@ final class PositionWriter implements AutoCloseable {
     }
   }
 
+  /** The value with the server it was read from ({@link ServerIdentity}), when known. */
   private static byte[] stamped(ByteBuffer value, Optional<ServerIdentity> from) {
     if (value == null) {
       return null;
