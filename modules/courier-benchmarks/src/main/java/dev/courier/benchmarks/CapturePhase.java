@@ -60,6 +60,7 @@ final class CapturePhase {
       double first10sPerSecond,
       double afterPerSecond,
       double cpuMicrosPerEvent,
+      double warmCpuMicrosPerEvent,
       List<Double> coreShareBySecond) {
 
     boolean keptUp() {
@@ -70,8 +71,9 @@ final class CapturePhase {
       return String.format(
           Locale.ROOT,
           "%s, %s: writer committed %,.0f events/s, insert-to-consumed %,.0f/s, worst delay %,d ms"
-              + " (first 10 s: %,d ms; %,.0f/s then, %,.0f/s after), CPU %.1f µs/event, all"
-              + " delivered: %s -> %s; share of its core in each of the first seconds: %s",
+              + " (first 10 s: %,d ms; %,.0f/s then, %,.0f/s after), CPU %.1f µs/event (%.1f after"
+              + " its first 10 s), all delivered: %s -> %s; share of its core in each of the"
+              + " first seconds: %s",
           load.describe(),
           reader.label,
           committedPerSecond,
@@ -81,6 +83,7 @@ final class CapturePhase {
           first10sPerSecond,
           afterPerSecond,
           cpuMicrosPerEvent,
+          warmCpuMicrosPerEvent,
           complete,
           keptUp() ? "kept up" : "not kept up",
           coreShareBySecond.stream()
@@ -117,8 +120,13 @@ final class CapturePhase {
       Arrivals arrivals =
           topicReader != null ? topicReader.arrivals() : awaitPrinted(process, load.events());
       boolean complete = arrivals.awaitCount(load.events(), Duration.ofSeconds(60));
-      long cpu = Cores.cpuNanos(process.pid()) - cpuBefore;
+      long cpuNow = Cores.cpuNanos(process.pid());
+      long cpu = cpuNow - cpuBefore;
       long last = arrivals.lastReceived();
+      // Warm: from the sampler's last second (its 10th) on, so the start's compiling is left out.
+      CpuSampler.Mark warm = sampler.last();
+      long warmEvents =
+          warm.cpuNanos() < 0 ? 0 : arrivals.window(warm.wallMillis(), last + 1_000).received();
       Arrivals.Window first = arrivals.window(started, started + 10_000);
       Arrivals.Window after = arrivals.window(started + 10_000, last + 1_000);
       Arrivals.Window all = arrivals.window(started, last + 1_000);
@@ -134,6 +142,7 @@ final class CapturePhase {
           first.received() / 10.0,
           after.received() / afterSeconds,
           cpu / 1000.0 / Math.max(1, arrivals.count()),
+          warmEvents == 0 ? Double.NaN : (cpuNow - warm.cpuNanos()) / 1000.0 / warmEvents,
           sampler.shares());
     } finally {
       process.terminate(Duration.ofSeconds(30));
@@ -168,13 +177,18 @@ final class CapturePhase {
       List<String> args = new ArrayList<>();
       args.add(reader == Reader.DEBEZIUM ? "debezium" : "pgoutput");
       settings.forEach((k, v) -> args.add(k + "=" + v));
-      p =
+      JvmWorker worker =
           JvmWorker.of(CaptureProcess.class)
               .name(reader.name().toLowerCase(Locale.ROOT))
               .jvmOption("-Xmx576m")
-              .jvmOption("-XX:ActiveProcessorCount=1")
-              .args(args.toArray(String[]::new))
-              .start();
+              .jvmOption("-XX:ActiveProcessorCount=1");
+      // The same hook as the relay's (bench.jvm.relay), e.g. a flight recording of Debezium alone.
+      for (String option : System.getProperty("bench.jvm.capture", "").split(" ")) {
+        if (!option.isBlank()) {
+          worker.jvmOption(option);
+        }
+      }
+      p = worker.args(args.toArray(String[]::new)).start();
     }
     if (Cores.available()) {
       Cores.pin(p.pid(), READER_CORE);

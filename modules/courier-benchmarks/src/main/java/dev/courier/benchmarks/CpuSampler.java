@@ -11,6 +11,8 @@ import java.util.List;
 final class CpuSampler {
 
   private final List<Double> shares = Collections.synchronizedList(new ArrayList<>());
+  private volatile long lastCpuNanos = -1;
+  private volatile long lastWallMillis;
 
   private CpuSampler() {}
 
@@ -36,6 +38,8 @@ final class CpuSampler {
                 }
                 long now = System.nanoTime();
                 s.shares.add((cpu - before) / (double) (now - at));
+                s.lastWallMillis = System.currentTimeMillis();
+                s.lastCpuNanos = cpu;
                 before = cpu;
                 at = now;
               }
@@ -44,6 +48,16 @@ final class CpuSampler {
     t.setDaemon(true);
     t.start();
     return s;
+  }
+
+  /**
+   * The process's CPU time and the wall clock at the last sample, when the sampler ended: where a
+   * warm process's cost per event starts ({@code cpuNanos} -1 when no sample was taken).
+   */
+  record Mark(long cpuNanos, long wallMillis) {}
+
+  Mark last() {
+    return new Mark(lastCpuNanos, lastWallMillis);
   }
 
   /** The share of one core the process used in each second sampled so far. */

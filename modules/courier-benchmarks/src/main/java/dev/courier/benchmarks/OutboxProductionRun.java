@@ -46,8 +46,8 @@ import java.util.Map;
  * [rates,..] [seconds] [backlog] [partitions] [shards]}; {@code -Dbench.shapes=one,mix}, {@code
  * -Dbench.readers=courier,debezium,pgoutput}, {@code -Dbench.fullspeed.events=N} (rate 0), {@code
  * -Dbench.ceiling.events=N} (0: none); {@code -Dbench.courier.jar} names another jar, {@code
- * -Dbench.relay.<key>=<value>} sets the relay and {@link RelayProcesses} its JVM. Shards apply to
- * catch-up.
+ * -Dbench.relay.<key>=<value>} sets the relay and {@link RelayProcesses} its JVM, {@code
+ * -Dbench.jvm.capture="..."} the JVM of Debezium alone and raw pgoutput. Shards apply to catch-up.
  */
 public final class OutboxProductionRun {
 

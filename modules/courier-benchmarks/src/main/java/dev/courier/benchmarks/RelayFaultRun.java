@@ -192,14 +192,17 @@ public final class RelayFaultRun {
     int which = random.nextInt(2);
     switch (random.nextInt(8)) {
       case 0, 1 -> {
+        // Per role: a killed leader's recovery is the standby's takeover, a standby's is nothing.
+        String role = role(which);
         relays[which].kill();
-        String kind = event("SIGKILL relay " + which + role(which), "SIGKILL relay");
+        String kind = event("SIGKILL relay " + which + role, "SIGKILL relay" + role);
         relays[which] = startRelay(which);
         recovered(kind);
       }
       case 2 -> {
+        String role = role(which);
         relays[which].terminate(Duration.ofSeconds(60));
-        String kind = event("SIGTERM relay " + which + role(which), "SIGTERM relay");
+        String kind = event("SIGTERM relay " + which + role, "SIGTERM relay" + role);
         relays[which] = startRelay(which);
         recovered(kind);
       }

@@ -10,16 +10,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * One {@code courier relay} process per outbox shard, from the packaged jar; SIGTERM for all on
  * close. {@code -Dbench.jvm.relay="..."} adds JVM options (e.g. an AOT cache, {@code {shard}} for
- * the shard's number), {@code -Dbench.java.relay=<JDK home>} runs them on another JDK.
+ * the shard's number, {@code {launch}} for the process's number in this run: a flight recording or
+ * GC log per process), {@code -Dbench.java.relay=<JDK home>} runs them on another JDK.
  */
 record RelayProcesses(List<WorkerProcess> processes) implements AutoCloseable {
 
   static final String STREAMING = Courier.RELAY_STREAMING;
+  private static final AtomicInteger LAUNCHES = new AtomicInteger();
 
   /** Starts them and waits until every one streams. */
   static RelayProcesses start(Path jar, Map<String, String> settings, OutboxShards shards) {
@@ -64,9 +67,11 @@ record RelayProcesses(List<WorkerProcess> processes) implements AutoCloseable {
     // The heap the Kubernetes manifest gives it (75% of a 768 MiB limit).
     worker.jvmOption("-Xmx576m");
     options.forEach(worker::jvmOption);
+    String launch = String.valueOf(LAUNCHES.incrementAndGet());
     for (String option : System.getProperty("bench.jvm.relay", "").split(" ")) {
       if (!option.isBlank()) {
-        worker.jvmOption(option.replace("{shard}", String.valueOf(shard)));
+        worker.jvmOption(
+            option.replace("{shard}", String.valueOf(shard)).replace("{launch}", launch));
       }
     }
     return worker.start();

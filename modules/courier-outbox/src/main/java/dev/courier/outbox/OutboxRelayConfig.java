@@ -55,6 +55,7 @@ public final class OutboxRelayConfig extends AbstractConfig {
   public static final String SHARD_INDEX = "outbox.shard.index";
   public static final String LEADER_LEASE_MS = "outbox.leader.lease.ms";
   public static final String LEADER_POLL_INTERVAL_MS = "outbox.leader.poll.interval.ms";
+  public static final String STANDBY_PRELOAD = "outbox.standby.preload";
 
   /** PostgreSQL's rule for replication slot names; checked here so a bad one exits 2 at start. */
   private static final ConfigDef.Validator VALID_SLOT_NAME =
@@ -244,6 +245,15 @@ public final class OutboxRelayConfig extends AbstractConfig {
                   + " moment the leader's session ends, so a takeover after the leader dies costs"
                   + " the engine's start; the leader renews its lease this often (at most a fifth"
                   + " of outbox.leader.lease.ms).")
+          .define(
+              STANDBY_PRELOAD,
+              Type.BOOLEAN,
+              true,
+              Importance.LOW,
+              "Whether a standby relay loads and links, in the background while it waits, the"
+                  + " classes of Debezium, Kafka Connect and the JDBC driver that a relay loads"
+                  + " between winning the lock and its first batch, so its takeover does not"
+                  + " (about a thousand; no static initializer runs).")
           .define(
               SLOT_FAILOVER,
               Type.BOOLEAN,

@@ -72,6 +72,9 @@ public final class EngineProperties {
     p.setProperty("skipped.operations", "d,t");
     // The heartbeat table is in the publication so heartbeats move the slot even when idle.
     p.setProperty("table.include.list", "public." + config.table() + "," + HEARTBEAT_TABLE);
+    // Nothing reads created_at from the stream, and a timestamptz costs Debezium a parse of
+    // PostgreSQL's text and a format back to ISO-8601 per event (9% of a saturated relay's CPU).
+    p.setProperty("column.exclude.list", "public." + config.table() + ".created_at");
     p.setProperty("snapshot.mode", "no_data");
     p.setProperty("tombstones.on.delete", "false");
     p.setProperty("extended.headers.enabled", "false");

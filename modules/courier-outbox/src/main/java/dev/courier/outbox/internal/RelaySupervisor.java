@@ -38,6 +38,7 @@ public final class RelaySupervisor implements Runnable {
   private final SetupChecks checks;
   private final EngineRunner engine;
   private final RelayHealth health;
+  private final StandbyPreload preload = new StandbyPreload();
 
   /** The id under which this relay's engines find its leadership to fence their positions. */
   private final String offsetFence;
@@ -148,6 +149,9 @@ public final class RelaySupervisor implements Runnable {
     prepared = false;
     if (!positioned) {
       if (!term.tryAcquire()) {
+        if (config.getBoolean(OutboxRelayConfig.STANDBY_PRELOAD)) {
+          preload.startOnce();
+        }
         if (!term.awaitLeadership(this::closed, this::pause)) {
           return;
         }
