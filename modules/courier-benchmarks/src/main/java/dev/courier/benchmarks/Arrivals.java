@@ -67,8 +67,14 @@ final class Arrivals {
     return true;
   }
 
-  /** The seconds of arrival from {@code fromMillis} (inclusive) to {@code toMillis} (exclusive). */
+  /**
+   * The seconds of arrival from {@code fromMillis} (inclusive) to {@code toMillis} (exclusive);
+   * none when the window is empty (a phase shorter than its first 10 s has no "after").
+   */
   Window window(long fromMillis, long toMillis) {
+    if (fromMillis / 1000 >= toMillis / 1000) {
+      return new Window(0, 0, 0);
+    }
     long received = 0;
     long worst = 0;
     List<Long> worsts = new ArrayList<>();
