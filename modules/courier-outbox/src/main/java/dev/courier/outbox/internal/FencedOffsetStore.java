@@ -91,6 +91,12 @@ public final class FencedOffsetStore implements OffsetBackingStore {
   /** The admin client the Kafka store creates its topic with, closed with the store. */
   private SharedTopicAdmin admin;
 
+  /**
+   * The positions this store read at the task's start and those Kafka has since acknowledged (null
+   * values: none stored): what a read of Kafka would answer while this relay leads.
+   */
+  private final Map<ByteBuffer, ByteBuffer> known = new HashMap<>();
+
   /** Debezium makes it by its no-argument constructor; the fence comes from the properties. */
   public FencedOffsetStore() {
     this.stores = this::kafkaStore;
@@ -185,16 +191,27 @@ public final class FencedOffsetStore implements OffsetBackingStore {
 
   @Override
   public Future<Map<ByteBuffer, ByteBuffer>> get(Collection<ByteBuffer> keys) {
-    Future<Map<ByteBuffer, ByteBuffer>> read = delegate.get(keys);
     if (fenceId == null) {
-      return read;
+      return delegate.get(keys);
+    }
+    boolean forCommit = readForCommit();
+    if (forCommit) {
+      // The task reads back what it just stored, to confirm that LSN to PostgreSQL: the
+      // acknowledged write answers that. Reading Kafka's log to its end there cost a round trip
+      // after every flush, and once, after the broker had been frozen, never came back
+      // (KafkaUnavailableIT), stopping the engine's polling with it.
+      Optional<Map<ByteBuffer, ByteBuffer>> answered = knownFor(keys);
+      if (answered.isPresent()) {
+        return CompletableFuture.completedFuture(answered.get());
+      }
     }
     // Debezium waits for the position before its task goes on; the check goes into that wait.
     try {
-      Map<ByteBuffer, ByteBuffer> values = read.get();
-      if (!readForCommit()) {
+      Map<ByteBuffer, ByteBuffer> values = delegate.get(keys).get();
+      if (!forCommit) {
         fence().starting(positionIn(values));
       }
+      remember(values);
       return CompletableFuture.completedFuture(values);
     } catch (ExecutionException e) {
       return CompletableFuture.failedFuture(e.getCause());
@@ -222,6 +239,26 @@ public final class FencedOffsetStore implements OffsetBackingStore {
                         SourceTask.class.isAssignableFrom(f.getDeclaringClass())
                             && (f.getMethodName().equals("commit")
                                 || f.getMethodName().equals("performCommit"))));
+  }
+
+  /** What this store knows of every key in {@code keys}; empty when it does not know one. */
+  private Optional<Map<ByteBuffer, ByteBuffer>> knownFor(Collection<ByteBuffer> keys) {
+    synchronized (known) {
+      Map<ByteBuffer, ByteBuffer> values = new HashMap<>();
+      for (ByteBuffer key : keys) {
+        if (!known.containsKey(key)) {
+          return Optional.empty();
+        }
+        values.put(key, known.get(key));
+      }
+      return Optional.of(values);
+    }
+  }
+
+  private void remember(Map<ByteBuffer, ByteBuffer> values) {
+    synchronized (known) {
+      known.putAll(values);
+    }
   }
 
   /** The furthest position among the values of the engine's keys. */
@@ -252,7 +289,18 @@ public final class FencedOffsetStore implements OffsetBackingStore {
       }
       return CompletableFuture.failedFuture(refused);
     }
-    return writer != null ? writer.write(values, callback) : delegate.set(values, callback);
+    // Only a write Kafka acknowledged answers a later read: confirming an LSN to PostgreSQL that
+    // is not stored would lose the events between on the next start.
+    Callback<Void> remembering =
+        (error, result) -> {
+          if (error == null) {
+            remember(values);
+          }
+          if (callback != null) {
+            callback.onCompletion(error, result);
+          }
+        };
+    return writer != null ? writer.write(values, remembering) : delegate.set(values, remembering);
   }
 
   @Override

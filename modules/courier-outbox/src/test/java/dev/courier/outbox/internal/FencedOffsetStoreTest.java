@@ -7,17 +7,23 @@ import io.debezium.embedded.EmbeddedWorkerConfig;
 import io.debezium.embedded.KafkaConnectUtil;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
+import org.apache.kafka.connect.storage.MemoryOffsetBackingStore;
+import org.apache.kafka.connect.storage.OffsetBackingStore;
+import org.apache.kafka.connect.util.Callback;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -109,9 +115,59 @@ class FencedOffsetStoreTest {
     }
   }
 
+  @Test
+  void aCommitReadIsAnsweredByTheLastWriteKafkaAcknowledgedWithoutReadingKafkaAgain()
+      throws Exception {
+    CountingStore kafka = new CountingStore();
+    start(fence, kafka);
+    assertThat(set("0/10")).isNull();
+    Task task = new Task();
+
+    task.start(Map.of());
+    assertThat(kafka.reads).as("the start reads Kafka").hasValue(1);
+    assertThat(set("0/20")).isNull();
+    task.commit();
+    assertThat(task.last).isEqualTo("0/20");
+
+    kafka.refuse = true;
+    assertThat(set("0/30")).isNotNull();
+    task.commit();
+
+    assertThat(task.last).as("a write Kafka refused answers nothing").isEqualTo("0/20");
+    assertThat(kafka.reads).as("commits read no Kafka").hasValue(1);
+  }
+
+  /** Kafka's store in memory, counting its reads, refusing writes when told. */
+  private static final class CountingStore extends MemoryOffsetBackingStore {
+    final AtomicInteger reads = new AtomicInteger();
+    volatile boolean refuse;
+
+    @Override
+    public Set<Map<String, Object>> connectorPartitions(String connectorName) {
+      return Set.of();
+    }
+
+    @Override
+    public Future<Map<ByteBuffer, ByteBuffer>> get(Collection<ByteBuffer> keys) {
+      reads.incrementAndGet();
+      return super.get(keys);
+    }
+
+    @Override
+    public Future<Void> set(Map<ByteBuffer, ByteBuffer> values, Callback<Void> callback) {
+      if (refuse) {
+        IllegalStateException refused = new IllegalStateException("refused");
+        callback.onCompletion(refused, null);
+        return CompletableFuture.failedFuture(refused);
+      }
+      return super.set(values, callback);
+    }
+  }
+
   /** Reads its position as Debezium's PostgreSQL task does: at start and on every commit. */
   private final class Task extends SourceTask {
     int read;
+    String last;
 
     @Override
     public void start(Map<String, String> props) {
@@ -125,7 +181,8 @@ class FencedOffsetStoreTest {
 
     private void readPosition() {
       try {
-        store.get(List.of(KEY)).get(10, TimeUnit.SECONDS);
+        ByteBuffer value = store.get(List.of(KEY)).get(10, TimeUnit.SECONDS).get(KEY);
+        last = value == null ? null : StandardCharsets.UTF_8.decode(value.duplicate()).toString();
         read++;
       } catch (Exception e) {
         throw new IllegalStateException(e);
@@ -147,12 +204,16 @@ class FencedOffsetStoreTest {
   }
 
   private void start(String fenceId) {
+    start(fenceId, KafkaConnectUtil.memoryOffsetBackingStore());
+  }
+
+  private void start(String fenceId, OffsetBackingStore kafka) {
     Map<String, String> properties = new HashMap<>();
     properties.put("offset.storage", FencedOffsetStore.class.getName());
     if (fenceId != null) {
       properties.put(FencedOffsetStore.FENCE, fenceId);
     }
-    store = new FencedOffsetStore(p -> KafkaConnectUtil.memoryOffsetBackingStore());
+    store = new FencedOffsetStore(p -> kafka);
     store.configure(new EmbeddedWorkerConfig(properties));
     store.start();
   }
