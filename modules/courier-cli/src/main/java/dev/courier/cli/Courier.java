@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
       DltCommand.class,
       OutboxCommand.class,
       ContractCommand.class,
+      AotTrainingCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Courier implements Runnable {

@@ -27,7 +27,8 @@ class CourierCommandTest {
             "dlt show",
             "dlt replay",
             "dlt park",
-            "contract");
+            "contract",
+            "aot-training");
     for (String path : paths) {
       List<String> args = new ArrayList<>(List.of(path.split(" ")));
       args.add("--help");

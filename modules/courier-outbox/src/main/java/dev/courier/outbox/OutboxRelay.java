@@ -203,7 +203,6 @@ public final class OutboxRelay implements AutoCloseable {
 
   private void closeClients() {
     producer.close(Duration.ofSeconds(30));
-    router.close();
   }
 
   private static Map<String, Object> producerConfig(OutboxRelayConfig config) {

@@ -4,23 +4,23 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.courier.core.CourierHeaders;
 import dev.courier.core.CourierTracing;
-import io.debezium.transforms.outbox.EventRouter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.data.Struct;
-import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
- * Turns one captured outbox insert into the Kafka record to publish, with Debezium's EventRouter:
- * topic {@code <prefix>.<aggregatetype>}, key aggregate id, header {@code id}, plus headers for the
- * type, content type, deadline and the row's own headers.
+ * Turns one captured outbox insert into the Kafka record to publish, as Debezium's outbox
+ * EventRouter configured for Courier's table did: topic {@code <prefix>.<aggregatetype>}, key the
+ * aggregate id, value the payload, header {@code id}, plus headers for the type, content type,
+ * deadline and the row's own headers. It reads the change event's fields directly: the
+ * EventRouter's copies of the record, its regular-expression topic router and its tracing hook
+ * (which asks for the global OpenTelemetry) are work a fixed mapping does not need.
  */
-public final class RowRouter implements AutoCloseable {
+public final class RowRouter {
 
   /** The outcome for one change event. */
   public sealed interface Routed permits Publish, Skip, Invalid {}
@@ -55,37 +55,15 @@ public final class RowRouter implements AutoCloseable {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Where EventRouter puts the row's headers column, expanded into one header each. */
-  private static final String ROW_HEADERS = "courier-row-headers";
-
-  private final EventRouter<SourceRecord> router = new EventRouter<>();
+  private final String topicPrefix;
   private final String outboxTopic;
 
   /**
    * Routes the changes of {@code table} (in schema {@code public}) of the engine {@code cdcPrefix}.
    */
   public RowRouter(String prefix, String cdcPrefix, String table) {
+    this.topicPrefix = prefix + ".";
     this.outboxTopic = cdcPrefix + ".public." + table;
-    router.configure(
-        Map.of(
-            "route.by.field", "aggregatetype",
-            "route.topic.replacement", prefix + ".${routedByValue}",
-            "table.field.event.id", "id",
-            "table.field.event.key", "aggregateid",
-            "table.field.event.payload", "payload",
-            "table.fields.additional.placement",
-                "type:header:"
-                    + CourierHeaders.TYPE
-                    + ",content_type:header:"
-                    + CourierHeaders.CONTENT_TYPE
-                    + ",headers:header:"
-                    + ROW_HEADERS
-                    + ",deadline:header:"
-                    + CourierHeaders.DEADLINE,
-            "table.op.invalid.behavior", "warn",
-            // Debezium's own tracing would start spans on the global OpenTelemetry from this
-            // column; the relay continues the context itself, with the OpenTelemetry it is given.
-            "tracing.span.context.field", "courier_relay_reads_" + CourierTracing.OUTBOX_COLUMN));
   }
 
   public Routed route(SourceRecord change) {
@@ -100,8 +78,11 @@ public final class RowRouter implements AutoCloseable {
     if (row.aggregateId() == null) {
       return new Invalid("aggregateid is null: the event has no key and no order", row);
     }
+    if (row.aggregateType() == null) {
+      return new Invalid("aggregatetype is null: the event has no topic", row);
+    }
     try {
-      return publish(change, envelope, row);
+      return publish(envelope, after, row);
     } catch (RuntimeException e) {
       // A row the router cannot turn into a record (its headers column is not a JSON object, say)
       // must not stop the relay on every restart: it is an invalid row like any other.
@@ -109,20 +90,19 @@ public final class RowRouter implements AutoCloseable {
     }
   }
 
-  private Publish publish(SourceRecord change, Struct envelope, Row row) {
+  private Publish publish(Struct envelope, Struct after, Row row) {
     long commitMillis = envelope.getStruct("source").getInt64("ts_ms");
-    SourceRecord routed = router.apply(change);
+    // The headers in the order Debezium's outbox EventRouter gave them: id, the row's fields, the
+    // row's own headers where its headers column stands, then the writer's trace context.
     RecordHeaders headers = new RecordHeaders();
-    for (Header header : routed.headers()) {
-      if (header.value() == null) {
-        continue;
-      }
-      if (header.key().equals(ROW_HEADERS)) {
-        expand(header.value().toString(), headers);
-      } else {
-        headers.add(header.key(), header.value().toString().getBytes(StandardCharsets.UTF_8));
-      }
+    add(headers, CourierHeaders.ID, row.eventId());
+    add(headers, CourierHeaders.TYPE, row.type());
+    add(headers, CourierHeaders.CONTENT_TYPE, row.contentType());
+    String rowHeaders = text(after, "headers");
+    if (rowHeaders != null) {
+      expand(rowHeaders, headers);
     }
+    add(headers, CourierHeaders.DEADLINE, text(after, "deadline"));
     // The writer's context replaces any the row's own headers carried: one traceparent per record.
     TraceColumn.parse(row.traceContext())
         .forEach(
@@ -130,11 +110,18 @@ public final class RowRouter implements AutoCloseable {
               headers.remove(name);
               headers.add(name, value.getBytes(StandardCharsets.UTF_8));
             });
-    Object value = routed.value();
-    byte[] payload = value instanceof ByteBuffer b ? bytes(b) : (byte[]) value;
-    byte[] key = routed.key().toString().getBytes(StandardCharsets.UTF_8);
+    byte[] key = row.aggregateId().getBytes(StandardCharsets.UTF_8);
     return new Publish(
-        new ProducerRecord<>(routed.topic(), null, null, key, payload, headers), commitMillis, row);
+        new ProducerRecord<>(
+            topicPrefix + row.aggregateType(), null, null, key, row.payload(), headers),
+        commitMillis,
+        row);
+  }
+
+  private static void add(RecordHeaders headers, String name, String value) {
+    if (value != null) {
+      headers.add(name, value.getBytes(StandardCharsets.UTF_8));
+    }
   }
 
   private static Row row(Struct after) {
@@ -155,14 +142,19 @@ public final class RowRouter implements AutoCloseable {
   }
 
   private static void expand(String json, RecordHeaders headers) {
+    JsonNode node;
     try {
-      JsonNode node = JSON.readTree(json);
-      node.fields()
-          .forEachRemaining(
-              e -> headers.add(e.getKey(), e.getValue().asText().getBytes(StandardCharsets.UTF_8)));
+      node = JSON.readTree(json);
     } catch (Exception e) {
       throw new IllegalStateException("outbox headers column is not a JSON object: " + json, e);
     }
+    // An array or a scalar would give no headers without a word: the row is invalid instead.
+    if (!node.isObject()) {
+      throw new IllegalStateException("outbox headers column is not a JSON object: " + json);
+    }
+    node.fields()
+        .forEachRemaining(
+            e -> headers.add(e.getKey(), e.getValue().asText().getBytes(StandardCharsets.UTF_8)));
   }
 
   private static byte[] bytes(ByteBuffer buffer) {
@@ -176,10 +168,5 @@ public final class RowRouter implements AutoCloseable {
     return header == null
         ? Optional.empty()
         : Optional.of(new String(header.value(), StandardCharsets.UTF_8));
-  }
-
-  @Override
-  public void close() {
-    router.close();
   }
 }

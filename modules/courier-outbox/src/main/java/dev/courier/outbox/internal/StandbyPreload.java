@@ -1,11 +1,7 @@
 package dev.courier.outbox.internal;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import dev.courier.core.internal.ClassPreload;
+import dev.courier.core.internal.ClassPreload.Loaded;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -18,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * and verify about a thousand classes of Debezium, Kafka Connect and the JDBC driver in its
  * takeover, after the leader is gone. No static initializer runs ({@code Class.forName} without
  * initializing; asking for the declared methods links the class), so nothing starts, connects or
- * registers. A name that is not there any more (a later Debezium) is skipped.
+ * registers ({@link ClassPreload}). A name that is not there any more (a later Debezium) is
+ * skipped.
  */
 final class StandbyPreload {
 
@@ -26,9 +23,6 @@ final class StandbyPreload {
   static final String RESOURCE = "engine-classes.txt";
 
   private final AtomicBoolean started = new AtomicBoolean();
-
-  /** The outcome of one preload: classes loaded and linked, of those listed. */
-  record Loaded(int linked, int listed) {}
 
   /** Starts the preload on a daemon thread of low priority, once per relay. */
   void startOnce() {
@@ -39,7 +33,7 @@ final class StandbyPreload {
         new Thread(
             () -> {
               long begun = System.nanoTime();
-              Loaded loaded = load(names(), StandbyPreload.class.getClassLoader());
+              Loaded loaded = ClassPreload.load(names(), StandbyPreload.class.getClassLoader());
               LOG.info(
                   "standby preloaded {} of {} engine classes in {} ms",
                   loaded.linked(),
@@ -53,30 +47,6 @@ final class StandbyPreload {
   }
 
   static List<String> names() {
-    try (InputStream in = StandbyPreload.class.getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        return List.of();
-      }
-      return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))
-          .lines()
-          .map(String::strip)
-          .filter(line -> !line.isEmpty() && !line.startsWith("#"))
-          .toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  static Loaded load(List<String> names, ClassLoader loader) {
-    int linked = 0;
-    for (String name : names) {
-      try {
-        Class.forName(name, false, loader).getDeclaredMethods();
-        linked++;
-      } catch (ClassNotFoundException | LinkageError | SecurityException e) {
-        LOG.debug("standby preload skips {}: {}", name, e.toString());
-      }
-    }
-    return new Loaded(linked, names.size());
+    return ClassPreload.names(StandbyPreload.class, RESOURCE);
   }
 }
