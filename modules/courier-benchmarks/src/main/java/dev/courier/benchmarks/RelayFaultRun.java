@@ -51,12 +51,15 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * or reordered.
  *
  * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
- * dev.courier.benchmarks.RelayFaultRun [seed] [seconds of writing] [events/s]}
+ * dev.courier.benchmarks.RelayFaultRun [seed] [seconds of writing] [events/s]}; the relays run from
+ * {@code courier.jar} ({@code -Dbench.courier.jar} names another).
  */
 public final class RelayFaultRun {
 
   private static final int KEYS = 20;
   private static final Duration LEASE = Duration.ofSeconds(4);
+  private static final Path JAR =
+      Path.of(System.getProperty("bench.courier.jar", "modules/courier-cli/target/courier.jar"));
 
   private final long seed;
   private final int seconds;
@@ -87,6 +90,11 @@ public final class RelayFaultRun {
     long seed = args.length > 0 ? Long.parseLong(args[0]) : 1;
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 90;
     int perSecond = args.length > 2 ? Integer.parseInt(args[2]) : 200;
+    if (!java.nio.file.Files.exists(JAR)) {
+      throw new IllegalStateException(
+          JAR.toAbsolutePath()
+              + " is missing: mvn -B -q package -DskipTests -pl modules/courier-cli -am");
+    }
     new RelayFaultRun(seed, seconds, perSecond).run();
   }
 
@@ -297,8 +305,11 @@ public final class RelayFaultRun {
   }
 
   private WorkerProcess startRelay(int replica) {
+    // From the packaged jar, as deployed: the benchmarks' own jar carries a no-op SLF4J binding,
+    // so relays started from it kept no log of what a fault did to them.
     WorkerProcess relay =
         JvmWorker.of(Courier.class)
+            .classpath(JAR.toAbsolutePath().toString())
             .name("relay-" + replica)
             .args("relay", "--config", configs[replica].toString())
             .start();
