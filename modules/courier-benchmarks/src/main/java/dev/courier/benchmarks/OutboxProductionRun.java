@@ -10,7 +10,6 @@ import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaProcess;
 import dev.courier.testkit.PostgresProcess;
 import dev.courier.testkit.WorkerProcess;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,13 +72,7 @@ public final class OutboxProductionRun {
             .map(r -> Reader.valueOf(r.toUpperCase(Locale.ROOT)))
             .toList();
     int ceilingEvents = Integer.getInteger("bench.ceiling.events", 150_000);
-    Path jar =
-        Path.of(System.getProperty("bench.courier.jar", "modules/courier-cli/target/courier.jar"));
-    if (!Files.exists(jar)) {
-      throw new IllegalStateException(
-          jar.toAbsolutePath()
-              + " is missing: mvn -B -q package -DskipTests -pl modules/courier-cli -am");
-    }
+    Path jar = CourierJar.path();
     boolean pinned = Cores.available();
     if (pinned) {
       Cores.pinSelf(0); // the broker, PostgreSQL and the writer started from here inherit core 0

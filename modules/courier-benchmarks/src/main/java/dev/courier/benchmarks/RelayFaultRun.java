@@ -58,8 +58,6 @@ public final class RelayFaultRun {
 
   private static final int KEYS = 20;
   private static final Duration LEASE = Duration.ofSeconds(4);
-  private static final Path JAR =
-      Path.of(System.getProperty("bench.courier.jar", "modules/courier-cli/target/courier.jar"));
 
   private final long seed;
   private final int seconds;
@@ -90,11 +88,6 @@ public final class RelayFaultRun {
     long seed = args.length > 0 ? Long.parseLong(args[0]) : 1;
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 90;
     int perSecond = args.length > 2 ? Integer.parseInt(args[2]) : 200;
-    if (!java.nio.file.Files.exists(JAR)) {
-      throw new IllegalStateException(
-          JAR.toAbsolutePath()
-              + " is missing: mvn -B -q package -DskipTests -pl modules/courier-cli -am");
-    }
     new RelayFaultRun(seed, seconds, perSecond).run();
   }
 
@@ -309,7 +302,7 @@ public final class RelayFaultRun {
     // so relays started from it kept no log of what a fault did to them.
     WorkerProcess relay =
         JvmWorker.of(Courier.class)
-            .classpath(JAR.toAbsolutePath().toString())
+            .classpath(CourierJar.path().toString())
             .name("relay-" + replica)
             .args("relay", "--config", configs[replica].toString())
             .start();
