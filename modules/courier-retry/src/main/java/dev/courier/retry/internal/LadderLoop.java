@@ -168,20 +168,23 @@ public final class LadderLoop<K, V> {
     this.connection = new KafkaConnection(parts.bootstrapServers(), clock);
   }
 
-  /** Why the loop cannot do its work now (Kafka unreachable, a forward refused), or null. */
+  /**
+   * Why the loop cannot do its work now (Kafka unreachable, a call stuck, a forward neither
+   * delivered nor parked), or null. Every one that holds is named: a broker gone under a forward is
+   * both, and the operator needs the record it left undone as much as the lost connection.
+   */
   public String problem() {
+    List<String> problems = new ArrayList<>(3);
     String kafka = connection.problem();
     if (kafka != null) {
-      return kafka;
+      problems.add(kafka);
     }
-    Optional<String> stuck = calls.stuck();
-    if (stuck.isPresent()) {
-      return stuck.get();
-    }
+    calls.stuck().ifPresent(problems::add);
     Instant since = undeliveredAt;
-    return since != null && clock.instant().isBefore(since.plus(PROBLEM_SHOWN))
-        ? undelivered
-        : null;
+    if (since != null && clock.instant().isBefore(since.plus(PROBLEM_SHOWN))) {
+      problems.add(undelivered);
+    }
+    return problems.isEmpty() ? null : String.join("; and ", problems);
   }
 
   /**
