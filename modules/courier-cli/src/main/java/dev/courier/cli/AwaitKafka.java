@@ -2,12 +2,14 @@ package dev.courier.cli;
 
 import dev.courier.core.ClientSettings;
 import dev.courier.core.ServiceHealth;
+import dev.courier.core.internal.BootstrapNames;
 import dev.courier.core.internal.KafkaReachability;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,13 +31,32 @@ final class AwaitKafka {
    * @throws ConfigException when Kafka refuses the credentials
    */
   static void await(ClientSettings clients, AtomicReference<ServiceHealth> health) {
+    await(
+        () -> KafkaReachability.check(clients, CHECK),
+        "Kafka at " + clients.bootstrapServersValue() + " answers",
+        health);
+  }
+
+  /**
+   * Until a name in {@code bootstrap.servers} resolves, for a service whose own clients wait out a
+   * broker that does not answer but cannot be built before that.
+   */
+  static void awaitNames(ClientSettings clients) {
+    await(
+        () -> BootstrapNames.unresolved(clients),
+        "Kafka's name resolves: " + clients.bootstrapServersValue(),
+        new AtomicReference<>());
+  }
+
+  private static void await(
+      Supplier<Optional<String>> check, String fine, AtomicReference<ServiceHealth> health) {
     Duration backoff = Duration.ofMillis(250);
     String said = null;
     while (true) {
-      Optional<String> outage = KafkaReachability.check(clients, CHECK);
+      Optional<String> outage = check.get();
       if (outage.isEmpty()) {
         if (said != null) {
-          LOG.info("Kafka at {} answers", clients.bootstrapServersValue());
+          LOG.info("{}", fine);
         }
         return;
       }

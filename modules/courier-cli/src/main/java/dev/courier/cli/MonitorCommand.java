@@ -32,6 +32,9 @@ final class MonitorCommand implements Callable<Integer> {
     MonitorConfig config =
         new MonitorConfig(
             options.resolve(MonitorConfig.configDef(), List.of(ClientSettings.PREFIX), System.err));
+    // The monitor's clients are built at its start, which Kafka's refuse while no bootstrap name
+    // resolves: that wait is in the log, since /health comes with the service.
+    AwaitKafka.awaitNames(config.clients());
     // Refused credentials are a wrong setting (exit 2); Kafka away is an outage the ticks report.
     KafkaReachability.check(config.clients(), Duration.ofSeconds(10));
     MonitorService service = MonitorService.create(config.originals(), Clock.systemUTC());

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -72,6 +73,22 @@ final class CourierProcess {
               assertThat(health.statusCode()).isEqualTo(200);
               assertThat(health.body()).contains("UP");
             });
+  }
+
+  /** The first /health answer with this status and a body that contains {@code reason}. */
+  static HttpResponse<String> awaitHealth(int port, int status, String reason) {
+    AtomicReference<HttpResponse<String>> seen = new AtomicReference<>();
+    await()
+        .atMost(TIMEOUT)
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              HttpResponse<String> health = get(port, "/health");
+              assertThat(health.statusCode()).isEqualTo(status);
+              assertThat(health.body()).contains(reason);
+              seen.set(health);
+            });
+    return seen.get();
   }
 
   static HttpResponse<String> get(int port, String path) throws Exception {

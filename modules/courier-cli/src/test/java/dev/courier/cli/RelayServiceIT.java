@@ -38,7 +38,8 @@ class RelayServiceIT {
       Map<String, String> settings = settings(pg, kafka);
       try (WorkerProcess relay = relay(settings)) {
         int port = CourierProcess.port(relay);
-        awaitHealth(port, 503, "PostgreSQL at localhost:" + pg.port() + " is not available");
+        CourierProcess.awaitHealth(
+            port, 503, "PostgreSQL at localhost:" + pg.port() + " is not available");
         assertThat(CourierProcess.get(port, "/health/live").statusCode())
             .as("waiting out an outage is healthy")
             .isEqualTo(200);
@@ -47,9 +48,9 @@ class RelayServiceIT {
         assertThat(count(relay.output(), "is not available: Connection to localhost:" + pg.port()))
             .isEqualTo(1);
         pg.start();
-        awaitHealth(port, 503, "Kafka at localhost:" + kafka.port());
+        CourierProcess.awaitHealth(port, 503, "Kafka at localhost:" + kafka.port());
         kafka.start();
-        awaitHealth(port, 200, "streaming from slot");
+        CourierProcess.awaitHealth(port, 200, "streaming from slot");
         write(pg, "acc-1", 7);
         assertThat(
                 kafka.readValues(
@@ -69,10 +70,10 @@ class RelayServiceIT {
       String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
       try (WorkerProcess leader = relay(settings)) {
         int leaderPort = CourierProcess.port(leader);
-        awaitHealth(leaderPort, 200, "streaming from slot");
+        CourierProcess.awaitHealth(leaderPort, 200, "streaming from slot");
         try (WorkerProcess standby = relay(settings)) {
           int standbyPort = CourierProcess.port(standby);
-          awaitHealth(standbyPort, 503, "this relay takes over when it stops");
+          CourierProcess.awaitHealth(standbyPort, 503, "this relay takes over when it stops");
           HttpResponse<String> replica = CourierProcess.get(standbyPort, "/health/replica");
           assertThat(replica.statusCode())
               .as("a healthy standby is a ready replica")
@@ -95,7 +96,7 @@ class RelayServiceIT {
 
           // A rolling update: the leader is stopped, finishes its batch and hands the slot over.
           assertThat(leader.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
-          awaitHealth(standbyPort, 200, "streaming from slot");
+          CourierProcess.awaitHealth(standbyPort, 200, "streaming from slot");
           write(pg, "acc-9", 2);
           assertThat(kafka.readValues(topic, 2, Duration.ZERO))
               .containsExactly("{\"amount\":1}", "{\"amount\":2}");
@@ -121,10 +122,10 @@ class RelayServiceIT {
         // The checks passed and the engine is about to start: PostgreSQL goes away right then.
         await().atMost(TIMEOUT).until(() -> relay.output().contains("will be created"));
         pg.crash();
-        awaitHealth(port, 503, "PostgreSQL");
+        CourierProcess.awaitHealth(port, 503, "PostgreSQL");
         assertThat(relay.isAlive()).isTrue();
         pg.start();
-        awaitHealth(port, 200, "streaming from slot");
+        CourierProcess.awaitHealth(port, 200, "streaming from slot");
         write(pg, "acc-2", 3);
         assertThat(
                 kafka.readValues(
@@ -168,7 +169,7 @@ class RelayServiceIT {
       settings.put(OutboxRelayConfig.DATABASE_SSLROOTCERT, certificates.caCertificate().toString());
       try (WorkerProcess relay = relay(settings)) {
         int port = CourierProcess.port(relay);
-        awaitHealth(port, 200, "streaming from slot");
+        CourierProcess.awaitHealth(port, 200, "streaming from slot");
         write(pg, "acc-3", 5);
         assertThat(
                 kafka.readValues(
@@ -193,18 +194,6 @@ class RelayServiceIT {
     settings.put("relay.http.port", "0");
     settings.put(OutboxRelayConfig.STARTUP_BACKOFF_MAX_MS, "1000");
     return settings;
-  }
-
-  private static void awaitHealth(int port, int status, String reason) {
-    await()
-        .atMost(TIMEOUT)
-        .ignoreExceptions()
-        .untilAsserted(
-            () -> {
-              HttpResponse<String> health = CourierProcess.get(port, "/health");
-              assertThat(health.statusCode()).isEqualTo(status);
-              assertThat(health.body()).contains(reason);
-            });
   }
 
   private static int count(String text, String part) {

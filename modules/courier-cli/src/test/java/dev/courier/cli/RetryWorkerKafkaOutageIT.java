@@ -44,29 +44,21 @@ class RetryWorkerKafkaOutageIT {
         await().atMost(TIMEOUT).until(() -> endpoint.totalCalls() >= 1);
 
         kafka.kill();
-        HttpResponse<String> gone = awaitHealth(port, 503, "no connection to Kafka at");
+        HttpResponse<String> gone =
+            CourierProcess.awaitHealth(port, 503, "no connection to Kafka at");
         assertThat(gone.body()).contains(kafka.bootstrapServers());
         assertThat(CourierProcess.get(port, "/health/live").statusCode())
             .as("waiting out an outage is healthy")
             .isEqualTo(200);
 
         kafka.start();
-        awaitHealth(port, 200, "consuming");
+        CourierProcess.awaitHealth(port, 200, "consuming");
         produce(kafka, topic, "op-2");
         await().atMost(TIMEOUT).until(() -> endpoint.totalCalls() >= 2);
         assertThat(endpoint.keys()).contains("op-1", "op-2");
         assertThat(worker.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
       }
     }
-  }
-
-  private static HttpResponse<String> awaitHealth(int port, int status, String reason) {
-    return await()
-        .atMost(TIMEOUT)
-        .ignoreExceptions()
-        .until(
-            () -> CourierProcess.get(port, "/health"),
-            r -> r.statusCode() == status && r.body().contains(reason));
   }
 
   private static WorkerProcess worker(KafkaProcess kafka, String topic, String url) {

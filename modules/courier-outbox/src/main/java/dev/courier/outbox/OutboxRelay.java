@@ -3,6 +3,7 @@ package dev.courier.outbox;
 import dev.courier.core.CrashPoint;
 import dev.courier.core.ServiceHealth;
 import dev.courier.core.internal.Traces;
+import dev.courier.outbox.internal.DeferredProducer;
 import dev.courier.outbox.internal.Outage;
 import dev.courier.outbox.internal.OutboxMetrics;
 import dev.courier.outbox.internal.RelayState;
@@ -48,7 +49,7 @@ public final class OutboxRelay implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OutboxRelay.class);
 
   private final OutboxRelayConfig config;
-  private final KafkaProducer<byte[], byte[]> producer;
+  private final DeferredProducer producer;
   private final RowRouter router;
   private final RelayState state;
   private final RelaySupervisor supervisor;
@@ -57,7 +58,7 @@ public final class OutboxRelay implements AutoCloseable {
 
   private OutboxRelay(
       OutboxRelayConfig config,
-      KafkaProducer<byte[], byte[]> producer,
+      DeferredProducer producer,
       RowRouter router,
       RelayState state,
       RelaySupervisor supervisor) {
@@ -103,9 +104,13 @@ public final class OutboxRelay implements AutoCloseable {
     OutboxRelayConfig config = new OutboxRelayConfig(settings);
     String name = config.getString(OutboxRelayConfig.RELAY_NAME);
     OutboxMetrics metrics = new OutboxMetrics(registry, name);
-    KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(
-            producerConfig(config), new ByteArraySerializer(), new ByteArraySerializer());
+    Map<String, Object> producerConfig = producerConfig(config);
+    DeferredProducer producer =
+        new DeferredProducer(
+            () ->
+                new KafkaProducer<>(
+                    producerConfig, new ByteArraySerializer(), new ByteArraySerializer()),
+            config.clients());
     RowRouter router = new RowRouter(config.prefix(), config.cdcPrefix(), config.table());
     RelayState state = new RelayState(clock);
     OutboxRelay relay =

@@ -24,6 +24,10 @@ public final class KafkaReachability {
    * @throws ConfigException when Kafka refused the credentials
    */
   public static Optional<String> check(ClientSettings clients, Duration timeout) {
+    Optional<String> unresolved = BootstrapNames.unresolved(clients);
+    if (unresolved.isPresent()) {
+      return unresolved; // the admin client could not even be built
+    }
     Map<String, Object> settings = clients.admin();
     settings.putIfAbsent("request.timeout.ms", (int) timeout.toMillis());
     settings.putIfAbsent("default.api.timeout.ms", (int) timeout.toMillis());

@@ -1,6 +1,7 @@
 package dev.courier.outbox.internal;
 
 import dev.courier.core.ClientSettings;
+import dev.courier.core.internal.BootstrapNames;
 import dev.courier.core.internal.Failures;
 import dev.courier.core.internal.KafkaReachability;
 import dev.courier.outbox.OutboxRelayConfig;
@@ -40,6 +41,10 @@ public final class KafkaChecks {
    */
   public static void verify(OutboxRelayConfig config) throws Outage {
     ClientSettings clients = config.clients();
+    Optional<String> unresolved = BootstrapNames.unresolved(clients);
+    if (unresolved.isPresent()) {
+      throw new Outage(unresolved.get(), null);
+    }
     Map<String, Object> settings = clients.admin();
     settings.putIfAbsent("request.timeout.ms", (int) TIMEOUT.toMillis());
     settings.putIfAbsent("default.api.timeout.ms", (int) TIMEOUT.toMillis());

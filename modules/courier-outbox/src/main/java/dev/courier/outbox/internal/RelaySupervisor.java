@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +29,7 @@ public final class RelaySupervisor implements Runnable {
   private static final Duration FIRST_BACKOFF = Duration.ofMillis(250);
 
   private final OutboxRelayConfig config;
+  private final DeferredProducer producer;
   private final PostgresAccess postgres;
   private final OutboxMetrics metrics;
   private final RelayState state;
@@ -65,13 +65,14 @@ public final class RelaySupervisor implements Runnable {
 
   public RelaySupervisor(
       OutboxRelayConfig config,
-      Producer<byte[], byte[]> producer,
+      DeferredProducer producer,
       RowRouter router,
       OutboxMetrics metrics,
       Clock clock,
       RelayState state,
       Traces traces) {
     this.config = config;
+    this.producer = producer;
     this.postgres = new PostgresAccess(config);
     this.metrics = metrics;
     this.state = state;
@@ -96,7 +97,7 @@ public final class RelaySupervisor implements Runnable {
   public void checkOnce() {
     term.startRenewing(this::closed, engine::stopAsync);
     try {
-      checks.verify(start);
+      verify();
       prepared = true;
       if (term.tryAcquire()) {
         term.lead();
@@ -140,11 +141,17 @@ public final class RelaySupervisor implements Runnable {
     }
   }
 
+  /** The setup checks, then the producer built: it can be once Kafka's checks passed. */
+  private void verify() throws Outage {
+    checks.verify(start);
+    producer.open();
+  }
+
   /** One start: checks, leadership, position, slot, then the engine until it stops. */
   private void startOnce() throws Outage {
     if (!prepared) {
       start = StartPhases.begin();
-      checks.verify(start);
+      verify();
     }
     prepared = false;
     if (!positioned) {
