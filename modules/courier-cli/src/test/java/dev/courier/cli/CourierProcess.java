@@ -64,15 +64,7 @@ final class CourierProcess {
   }
 
   static void awaitHealthy(int port) {
-    await()
-        .atMost(TIMEOUT)
-        .ignoreExceptions()
-        .untilAsserted(
-            () -> {
-              HttpResponse<String> health = get(port, "/health");
-              assertThat(health.statusCode()).isEqualTo(200);
-              assertThat(health.body()).contains("UP");
-            });
+    awaitHealth(port, 200, "UP");
   }
 
   /** The first /health answer with this status and a body that contains {@code reason}. */
