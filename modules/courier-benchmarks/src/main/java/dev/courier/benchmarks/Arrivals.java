@@ -91,6 +91,19 @@ final class Arrivals {
     return new Window(received, worst, p99);
   }
 
+  /**
+   * Per second from {@code fromMillis}, {@code seconds} of them: the events that arrived in it and
+   * the worst delay among them, as {@code events/worst ms}; where a start's delay builds up.
+   */
+  List<String> bySecond(long fromMillis, int seconds) {
+    List<String> out = new ArrayList<>();
+    for (long s = fromMillis / 1000; s < fromMillis / 1000 + seconds; s++) {
+      long[] cell = perSecond.get(s);
+      out.add(cell == null ? "0" : cell[0] + "/" + cell[1]);
+    }
+    return out;
+  }
+
   /** The seconds before {@code beforeSecond}, as lines, removed once printed. */
   List<String> takeLines(long beforeSecond) {
     List<String> lines = new ArrayList<>();

@@ -61,7 +61,8 @@ final class CapturePhase {
       double afterPerSecond,
       double cpuMicrosPerEvent,
       double warmCpuMicrosPerEvent,
-      List<Double> coreShareBySecond) {
+      List<Double> coreShareBySecond,
+      List<String> arrivalsBySecond) {
 
     boolean keptUp() {
       return complete && worstMs <= 1_000;
@@ -73,7 +74,7 @@ final class CapturePhase {
           "%s, %s: writer committed %,.0f events/s, insert-to-consumed %,.0f/s, worst delay %,d ms"
               + " (first 10 s: %,d ms; %,.0f/s then, %,.0f/s after), CPU %.1f µs/event (%.1f after"
               + " its first 10 s), all delivered: %s -> %s; share of its core in each of the"
-              + " first seconds: %s",
+              + " first seconds: %s; events/worst delay ms in each: %s",
           load.describe(),
           reader.label,
           committedPerSecond,
@@ -88,7 +89,8 @@ final class CapturePhase {
           keptUp() ? "kept up" : "not kept up",
           coreShareBySecond.stream()
               .map(v -> String.format(Locale.ROOT, "%.0f%%", v * 100))
-              .toList());
+              .toList(),
+          arrivalsBySecond);
     }
   }
 
@@ -143,7 +145,8 @@ final class CapturePhase {
           after.received() / afterSeconds,
           cpu / 1000.0 / Math.max(1, arrivals.count()),
           warmEvents == 0 ? Double.NaN : (cpuNow - warm.cpuNanos()) / 1000.0 / warmEvents,
-          sampler.shares());
+          sampler.shares(),
+          arrivals.bySecond(started, 10));
     } finally {
       process.terminate(Duration.ofSeconds(30));
       keepOutput(reader, load, process.output());

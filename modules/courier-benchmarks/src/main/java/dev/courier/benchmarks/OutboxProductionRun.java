@@ -88,6 +88,16 @@ public final class OutboxProductionRun {
                 .build()
                 .start()) {
       OutboxSchema.migrate(pg.dataSource("postgres"), shards);
+      Duration warmUp = Duration.ofSeconds(Integer.getInteger("bench.broker.warmup.seconds", 10));
+      if (!warmUp.isZero()) {
+        int transactions = BrokerWarmUp.warm(kafka, warmUp);
+        notes.add(
+            "the broker served "
+                + transactions
+                + " one-record transactions and committed reads for "
+                + warmUp.toSeconds()
+                + " s before the first phase, as a production broker has");
+      }
       List<Result> results = new ArrayList<>();
       for (ShapedWriter.Shape shape : shapes) {
         for (int rate : rates) {
