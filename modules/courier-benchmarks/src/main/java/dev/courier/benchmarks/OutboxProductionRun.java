@@ -148,9 +148,11 @@ public final class OutboxProductionRun {
           String.format(
               Locale.ROOT,
               "PostgreSQL process (fsync on), standalone broker, readers from %s (each in its own"
-                  + " JVM, -Xmx576m, -XX:ActiveProcessorCount=1), writer JVM with %d threads; %s;"
-                  + " topic with %d partitions; %d s per paced rate",
+                  + " JVM, -Xmx576m, -XX:ActiveProcessorCount=1; the relay's as its manifest"
+                  + " starts it: %s), writer JVM with %d threads; %s; topic with %d partitions;"
+                  + " %d s per paced rate",
               jar.getFileName(),
+              RelayJvm.describe(),
               WRITER_THREADS,
               pinned
                   ? "the reader under test alone on core 1, everything else on core 0"

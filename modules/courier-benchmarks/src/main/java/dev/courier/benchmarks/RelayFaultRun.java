@@ -300,12 +300,13 @@ public final class RelayFaultRun {
   private WorkerProcess startRelay(int replica) {
     // From the packaged jar, as deployed: the benchmarks' own jar carries a no-op SLF4J binding,
     // so relays started from it kept no log of what a fault did to them.
-    WorkerProcess relay =
+    JvmWorker worker =
         JvmWorker.of(Courier.class)
             .classpath(CourierJar.path().toString())
             .name("relay-" + replica)
-            .args("relay", "--config", configs[replica].toString())
-            .start();
+            .args("relay", "--config", configs[replica].toString());
+    RelayJvm.options().forEach(worker::jvmOption);
+    WorkerProcess relay = worker.start();
     everyRelay.add(relay);
     return relay;
   }

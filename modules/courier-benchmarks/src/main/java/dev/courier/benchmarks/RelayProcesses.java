@@ -64,8 +64,7 @@ record RelayProcesses(List<WorkerProcess> processes) implements AutoCloseable {
     if (java != null && !java.isBlank()) {
       worker.javaHome(Path.of(java));
     }
-    // The heap the Kubernetes manifest gives it (75% of a 768 MiB limit).
-    worker.jvmOption("-Xmx576m");
+    RelayJvm.options().forEach(worker::jvmOption);
     options.forEach(worker::jvmOption);
     String launch = String.valueOf(LAUNCHES.incrementAndGet());
     for (String option : System.getProperty("bench.jvm.relay", "").split(" ")) {

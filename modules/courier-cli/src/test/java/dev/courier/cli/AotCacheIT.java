@@ -50,7 +50,8 @@ class AotCacheIT {
         run(
             java.get(),
             jar + ":" + plugins + "/*",
-            "-XX:AOTMode=on -XX:AOTCache=" + cache,
+            // With C1 only, as the relay's manifest starts it (deploy/k8s/courier-relay.yaml).
+            "-XX:AOTMode=on -XX:AOTCache=" + cache + " -XX:TieredStopAtLevel=1",
             "relay",
             "--help");
     assertThat(service.awaitExit(TIMEOUT)).as(service.output()).isZero();

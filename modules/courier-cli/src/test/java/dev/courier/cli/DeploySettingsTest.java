@@ -27,6 +27,10 @@ import org.yaml.snakeyaml.Yaml;
 class DeploySettingsTest {
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  /** The java launcher's variable of JVM options. */
+  private static final String JVM = "JDK_JAVA_OPTIONS";
+
   private static final Map<String, ConfigDef> SERVICES =
       Map.of(
           "relay", RelayCommand.DEFINITION,
@@ -54,6 +58,8 @@ class DeploySettingsTest {
                   .get("environment")
                   .fields()
                   .forEachRemaining(v -> env.put(v.getKey(), v.getValue().asText()));
+              // The java launcher's own variable, not a Courier setting.
+              env.remove(JVM);
               check(command.get(0).asText(), env);
               checked.add(e.getKey());
             });
@@ -86,6 +92,33 @@ class DeploySettingsTest {
       }
     }
     assertThat(checked).containsExactlyInAnyOrderElementsOf(SERVICES.keySet());
+  }
+
+  @Test
+  void theRelayRunsWithTheSameJvmOptionsInComposeAndKubernetes() throws Exception {
+    Path compose = DeployChecks.deployDirectory().getParent().resolve("docker-compose.yml");
+    JsonNode services =
+        YAML.valueToTree(new Yaml().load(Files.readString(compose))).get("services");
+    String composed = services.path("courier-relay").path("environment").path(JVM).asText();
+    String kubernetes = null;
+    Path relay = DeployChecks.deployDirectory().resolve("k8s").resolve("courier-relay.yaml");
+    try (YAMLParser parser = new YAMLFactory().createParser(Files.readString(relay))) {
+      for (JsonNode doc : YAML.readValues(parser, JsonNode.class).readAll()) {
+        for (JsonNode container :
+            doc.path("spec").path("template").path("spec").path("containers")) {
+          for (JsonNode env : container.path("env")) {
+            if (env.path("name").asText().equals(JVM)) {
+              kubernetes = env.path("value").asText();
+            }
+          }
+        }
+      }
+    }
+    // What BENCHMARKS.md measured the relay with (RelayJvm in courier-benchmarks).
+    assertThat(composed).isEqualTo("-XX:TieredStopAtLevel=1");
+    assertThat(kubernetes).isEqualTo(composed);
+    assertThat(services.path("courier-relay-standby").path("environment").path(JVM).asText())
+        .isEqualTo(composed);
   }
 
   /** Resolves the variables as the service does and fails on any unknown or invalid one. */

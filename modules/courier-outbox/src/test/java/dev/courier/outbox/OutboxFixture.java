@@ -20,9 +20,13 @@ final class OutboxFixture {
   final Map<String, String> settings = new HashMap<>();
 
   OutboxFixture(KafkaBroker kafka, TestDatabase db) {
+    this(kafka.bootstrapServers(), db);
+  }
+
+  OutboxFixture(String bootstrapServers, TestDatabase db) {
     settings.putAll(
         OutboxRelayConfig.settings(
-            kafka.bootstrapServers(), db.jdbcUrl(), db.username(), db.password(), prefix));
+            bootstrapServers, db.jdbcUrl(), db.username(), db.password(), prefix));
   }
 
   OutboxFixture with(String key, String value) {
