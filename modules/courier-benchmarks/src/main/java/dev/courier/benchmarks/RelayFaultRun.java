@@ -306,6 +306,8 @@ public final class RelayFaultRun {
             .name("relay-" + replica)
             .args("relay", "--config", configs[replica].toString());
     RelayJvm.options().forEach(worker::jvmOption);
+    RelayJvm.extra(String.valueOf(replica), String.valueOf(everyRelay.size() + 1))
+        .forEach(worker::jvmOption);
     WorkerProcess relay = worker.start();
     everyRelay.add(relay);
     return relay;

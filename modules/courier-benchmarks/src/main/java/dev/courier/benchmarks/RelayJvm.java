@@ -1,5 +1,6 @@
 package dev.courier.benchmarks;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -14,6 +15,21 @@ final class RelayJvm {
 
   static List<String> options() {
     return tiered() ? List.of("-Xmx576m") : List.of("-Xmx576m", "-XX:TieredStopAtLevel=1");
+  }
+
+  /**
+   * The options of {@code -Dbench.jvm.relay="..."} (a flight recording, an AOT cache, log levels),
+   * with {@code {shard}} (the shard, or the replica of the fault run) and {@code {launch}} (a count
+   * of the relays started) filled in, so each relay writes its own files.
+   */
+  static List<String> extra(String shard, String launch) {
+    List<String> extra = new ArrayList<>();
+    for (String option : System.getProperty("bench.jvm.relay", "").split(" ")) {
+      if (!option.isBlank()) {
+        extra.add(option.replace("{shard}", shard).replace("{launch}", launch));
+      }
+    }
+    return extra;
   }
 
   static String describe() {

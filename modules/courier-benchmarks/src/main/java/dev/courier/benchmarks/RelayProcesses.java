@@ -67,12 +67,7 @@ record RelayProcesses(List<WorkerProcess> processes) implements AutoCloseable {
     RelayJvm.options().forEach(worker::jvmOption);
     options.forEach(worker::jvmOption);
     String launch = String.valueOf(LAUNCHES.incrementAndGet());
-    for (String option : System.getProperty("bench.jvm.relay", "").split(" ")) {
-      if (!option.isBlank()) {
-        worker.jvmOption(
-            option.replace("{shard}", String.valueOf(shard)).replace("{launch}", launch));
-      }
-    }
+    RelayJvm.extra(String.valueOf(shard), launch).forEach(worker::jvmOption);
     return worker.start();
   }
 

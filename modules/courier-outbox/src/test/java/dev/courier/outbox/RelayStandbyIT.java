@@ -11,12 +11,16 @@ import dev.courier.testkit.TcpProxy;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.WorkerProcess;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.config.ConfigException;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -212,6 +216,49 @@ class RelayStandbyIT {
       assertThat(ids(OutboxFixture.read(kafka, topic, written.size(), TIMEOUT)))
           .as("nothing lost, in commit order")
           .containsExactlyElementsOf(written);
+    }
+  }
+
+  /**
+   * A standby does not read the stored position itself when it takes over: its engine's read, after
+   * the former leader's transactions are fenced, is checked. A slot recreated while it stood by is
+   * still refused, naming the setting, as at a start.
+   */
+  @Test
+  void aStandbyThatTakesOverARecreatedSlotRefusesItNamingTheSetting(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
+    OutboxFixture fixture = new OutboxFixture(kafka, db);
+    String slot = fixture.settings.get(OutboxRelayConfig.SLOT_NAME);
+    try (OutboxRelay first = OutboxRelay.create(fixture.settings)) {
+      assertThat(first.awaitStreaming(TIMEOUT)).isTrue();
+      OutboxFixture.write(db, "acc-1");
+      assertThat(OutboxFixture.read(kafka, fixture.topic("account"), 1, TIMEOUT)).hasSize(1);
+    }
+    // The test leads for a while, by holding the relays' lock, so the relay below stands by.
+    try (Connection leader = db.connection()) {
+      try (PreparedStatement lock =
+          leader.prepareStatement(
+              "SELECT pg_advisory_lock(hashtextextended('courier.outbox.relay/' || ?, 0))")) {
+        lock.setString(1, slot);
+        lock.executeQuery().close();
+      }
+      try (OutboxRelay standby =
+          OutboxRelay.create(fixture.settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+        await().atMost(TIMEOUT).until(() -> standby.health().status().equals("STANDBY"));
+        try (Connection c = db.connection();
+            Statement s = c.createStatement()) {
+          s.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+          OutboxFixture.write(db, "acc-1");
+          s.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+        }
+        leader.close();
+        await().atMost(TIMEOUT).until(() -> standby.failure() != null);
+        assertThat(standby.failure())
+            .isInstanceOf(ConfigException.class)
+            .hasMessageContaining("outbox.slot.gap.policy")
+            .hasMessageContaining("ahead of the relay's stored position");
+        assertThat(standby.health().live()).isFalse();
+      }
     }
   }
 

@@ -155,6 +155,7 @@ public final class RelaySupervisor implements Runnable {
     }
     prepared = false;
     if (!positioned) {
+      boolean tookOver = false;
       if (!term.tryAcquire()) {
         if (config.getBoolean(OutboxRelayConfig.STANDBY_PRELOAD)) {
           preload.startOnce();
@@ -165,10 +166,19 @@ public final class RelaySupervisor implements Runnable {
         // A standby's start is its takeover (courier_outbox_leader_takeover_seconds): what went
         // before was waiting for the leader, not starting.
         start = StartPhases.begin();
+        tookOver = true;
       }
       term.lead();
       start.mark("leadership");
-      checkPosition();
+      if (tookOver) {
+        // The engine reads the position anyway, after its writer fenced the former leader's
+        // transactions, and EngineFence.starting checks the slot against that read: a read of
+        // its own here cost a takeover 50-310 ms (a consumer built, and waiting on the last
+        // stable offset while the former leader's transaction was still open).
+        Publication.narrow(config, postgres);
+      } else {
+        checkPosition();
+      }
     }
     positioned = false;
     term.leadership().takeSlot(Duration.ofSeconds(10));
