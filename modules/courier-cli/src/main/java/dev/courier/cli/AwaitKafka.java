@@ -41,11 +41,11 @@ final class AwaitKafka {
    * Until a name in {@code bootstrap.servers} resolves, for a service whose own clients wait out a
    * broker that does not answer but cannot be built before that.
    */
-  static void awaitNames(ClientSettings clients) {
+  static void awaitNames(ClientSettings clients, AtomicReference<ServiceHealth> health) {
     await(
         () -> BootstrapNames.unresolved(clients),
         "Kafka's name resolves: " + clients.bootstrapServersValue(),
-        new AtomicReference<>());
+        health);
   }
 
   private static void await(

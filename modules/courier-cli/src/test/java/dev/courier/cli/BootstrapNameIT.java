@@ -133,14 +133,16 @@ class BootstrapNameIT {
     Path config = SettingsFile.write(settings);
     try (WorkerProcess monitor =
         start("monitor", hosts, List.of("monitor", "--config", config.toString()))) {
-      // Its /health comes with its clients: the wait is in the log.
-      await()
-          .atMost(TIMEOUT)
-          .until(() -> monitor.output().contains("waiting for Kafka: no address in"));
-      assertThat(monitor.isAlive()).isTrue();
+      // Its clients cannot be built yet: it serves /health meanwhile, on the port it keeps.
+      int port = CourierProcess.port(monitor);
+      HttpResponse<String> waiting = CourierProcess.awaitHealth(port, 503, "resolves yet");
+      assertThat(waiting.body()).contains("WAITING").contains(NAME);
+      assertThat(monitor.output()).contains("waiting for Kafka: no address in");
 
       Files.writeString(hosts, address(kafka) + " " + NAME + "\n", StandardOpenOption.APPEND);
-      CourierProcess.awaitHealthy(CourierProcess.port(monitor));
+      CourierProcess.awaitHealthy(port);
+      assertThat(monitor.output())
+          .contains("courier monitor: serving /health, /metrics and /v1/groups on port " + port);
       assertThat(monitor.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
     }
   }
