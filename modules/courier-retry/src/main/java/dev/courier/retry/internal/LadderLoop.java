@@ -12,16 +12,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,17 +42,15 @@ public final class LadderLoop<K, V> {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final List<String> subscribed;
   private final RetryTopics topics;
-  private final Deserializer<K> keys;
-  private final Deserializer<V> values;
-  private final RecordHandler<K, V> handler;
-  private final StepDecider decider;
-  private final Outcomes outcomes;
+  private final RecordSteps<K, V> recordSteps;
+  private final UndeliveredForwards forwards;
   private final HandlerCalls calls;
   private final TierWaits waits;
   private final PartitionPauses pauses;
   private final Commits commits;
   private final RunSettler settler;
   private final LadderPublisher publisher;
+  private final Outcomes outcomes;
   private final AutoCloseable depth;
   private final RetryMetrics metrics;
   private final LadderProgress progress;
@@ -71,16 +65,6 @@ public final class LadderLoop<K, V> {
 
   /** How long a partition at a key-order bound is left unread before it is tried again. */
   private static final Duration FULL_RECHECK = Duration.ofMillis(200);
-
-  private static final Duration FIRST_HOLD_BACK = Duration.ofSeconds(1);
-  private static final Duration MAX_HOLD_BACK = Duration.ofSeconds(30);
-
-  /** How long a forward that could not be made keeps the loop unready after it happened. */
-  private static final Duration PROBLEM_SHOWN = Duration.ofSeconds(60);
-
-  private Duration holdBack = FIRST_HOLD_BACK;
-  private volatile String undelivered;
-  private volatile Instant undeliveredAt;
 
   /** The parts {@link LadderSetup} made: clients, topics and meters. */
   public record Parts(
@@ -116,10 +100,8 @@ public final class LadderLoop<K, V> {
     this.waits = parts.waits();
     this.metrics = parts.metrics();
     this.topics = topics;
-    this.keys = keys;
-    this.values = values;
-    this.handler = handler;
-    this.decider = decider;
+    this.recordSteps =
+        new RecordSteps<>(topics, keys, values, handler, decider, outcomes, settings, order);
     this.outcomes = outcomes;
     this.calls = calls;
     this.progress = progress;
@@ -127,33 +109,8 @@ public final class LadderLoop<K, V> {
     this.clock = clock;
     this.settings = settings;
     this.pauses = new PartitionPauses(consumer, waits);
-    this.commits =
-        new Commits(
-            consumer,
-            new Commits.BeforeCommit() {
-              @Override
-              public List<LadderPublisher.Undelivered> awaitAll() {
-                return awaitForwards();
-              }
-
-              @Override
-              public LadderPublisher.Acks soFar() {
-                return forwardsSoFar();
-              }
-
-              @Override
-              public void committed(Map<TopicPartition, OffsetAndMetadata> offsets) {
-                if (order != null) {
-                  Map<TopicPartition, Long> at = new HashMap<>();
-                  offsets.forEach((tp, o) -> at.put(tp, o.offset()));
-                  order.committed(at);
-                }
-              }
-            },
-            metrics,
-            parts.commitLimits(),
-            shutdown,
-            clock);
+    this.forwards = new UndeliveredForwards(consumer, publisher, waits, pauses, order, clock);
+    this.commits = new Commits(consumer, forwards, metrics, parts.commitLimits(), shutdown, clock);
     this.settler =
         new RunSettler(
             consumer,
@@ -164,6 +121,7 @@ public final class LadderLoop<K, V> {
             settings.commitInterval(),
             settings.handlerTimeout(),
             clock);
+    forwards.settledBy(settler);
     this.loop = new PollLoop(consumer, this::closeResources);
     this.connection = new KafkaConnection(parts.bootstrapServers(), clock);
   }
@@ -180,59 +138,11 @@ public final class LadderLoop<K, V> {
       problems.add(kafka);
     }
     calls.stuck().ifPresent(problems::add);
-    Instant since = undeliveredAt;
-    if (since != null && clock.instant().isBefore(since.plus(PROBLEM_SHOWN))) {
-      problems.add(undelivered);
+    String forward = forwards.problem();
+    if (forward != null) {
+      problems.add(forward);
     }
     return problems.isEmpty() ? null : String.join("; and ", problems);
-  }
-
-  /**
-   * The forwards acknowledged (or parked) before a synchronous commit; a partition whose forward
-   * was neither is read again from that record after a pause, the rest of its run dropped.
-   */
-  private List<LadderPublisher.Undelivered> awaitForwards() {
-    if (order != null) {
-      order.writeChanged();
-    }
-    return undelivered(publisher.awaitAcknowledged());
-  }
-
-  /** The same without waiting, before the commit after each poll. */
-  private LadderPublisher.Acks forwardsSoFar() {
-    if (order != null) {
-      order.writeChanged();
-    }
-    LadderPublisher.Acks acks = publisher.acknowledgedSoFar();
-    undelivered(acks.undelivered());
-    return acks;
-  }
-
-  private List<LadderPublisher.Undelivered> undelivered(List<LadderPublisher.Undelivered> failed) {
-    if (failed.isEmpty()) {
-      holdBack = FIRST_HOLD_BACK;
-      return failed;
-    }
-    Set<TopicPartition> owned = consumer.assignment();
-    for (LadderPublisher.Undelivered u : failed) {
-      LOG.warn("{}", u.describe());
-      undelivered = u.describe();
-      undeliveredAt = clock.instant();
-      if (owned.contains(u.source())) {
-        settler.revoked(List.of(u.source())); // the rest of this poll's run is read again
-        waits.forget(List.of(u.source()));
-        consumer.seek(u.source(), u.offset());
-        pauses.holdBack(u.source(), clock.instant().plus(holdBack));
-        if (order != null) {
-          order.readAgainFrom(u.source(), u.offset());
-        }
-      }
-    }
-    holdBack =
-        holdBack.multipliedBy(2).compareTo(MAX_HOLD_BACK) > 0
-            ? MAX_HOLD_BACK
-            : holdBack.multipliedBy(2);
-    return failed;
   }
 
   public List<String> subscribed() {
@@ -322,7 +232,7 @@ public final class LadderLoop<K, V> {
       List<RecordStep> steps = new ArrayList<>();
       List<HandlerCalls.Work> works = new ArrayList<>();
       for (ConsumerRecord<byte[], byte[]> r : released.records()) {
-        RecordStep step = prepare(r, now, works, false);
+        RecordStep step = recordSteps.prepare(r, now, works, false);
         if (step instanceof RecordStep.Call && works.size() > 1) {
           stopOnFailure(works, works.size() - 2);
         }
@@ -375,7 +285,7 @@ public final class LadderLoop<K, V> {
       int end = from;
       for (; end < records.size(); end++) {
         ConsumerRecord<byte[], byte[]> record = records.get(end);
-        RecordStep step = prepare(record, now, works, ordered);
+        RecordStep step = recordSteps.prepare(record, now, works, ordered);
         if (step instanceof RecordStep.Wait wait) {
           waitUntil = wait.due();
           break;
@@ -432,61 +342,6 @@ public final class LadderLoop<K, V> {
       from = end;
     }
     return true;
-  }
-
-  /**
-   * Decides what a record needs and, for a call, adds its work; dead letters are not sent here but
-   * when the record's turn comes, so offsets and effects stay in record order.
-   */
-  private RecordStep prepare(
-      ConsumerRecord<byte[], byte[]> record,
-      Instant now,
-      List<HandlerCalls.Work> works,
-      boolean admit) {
-    if (admit) {
-      Optional<RecordStep> held = order.admit(record);
-      if (held.isPresent()) {
-        return held.get();
-      }
-    }
-    int tier = topics.tierOf(record.topic());
-    LadderRead read =
-        LadderState.read(record, tier, settings.operationKeyHeader(), settings.deadlineHeader());
-    RecordStep step = decider.decide(record, read, tier, now);
-    if (step instanceof RecordStep.Wait wait && wait.forBudget()) {
-      outcomes.budgetWait();
-    }
-    if (!(step instanceof RecordStep.Call call)) {
-      return step;
-    }
-    if (tier > 0) {
-      call.state().due().ifPresent(d -> outcomes.late(Duration.between(d, now)));
-    }
-    ConsumerRecord<K, V> typed;
-    try {
-      typed = deserialize(record, call.state());
-    } catch (RuntimeException e) {
-      return new RecordStep.Unreadable(call.state(), tier, e);
-    }
-    works.add(outcomes.tracing().around(record, call.state(), tier, () -> handler.handle(typed)));
-    return call;
-  }
-
-  private ConsumerRecord<K, V> deserialize(ConsumerRecord<byte[], byte[]> r, LadderState state) {
-    K key = keys.deserialize(state.originalTopic(), r.headers(), r.key());
-    V value = values.deserialize(state.originalTopic(), r.headers(), r.value());
-    return new ConsumerRecord<>(
-        state.originalTopic(),
-        state.originalPartition(),
-        state.originalOffset(),
-        state.originalTimestamp(),
-        TimestampType.CREATE_TIME,
-        r.serializedKeySize(),
-        r.serializedValueSize(),
-        key,
-        value,
-        r.headers(),
-        Optional.empty());
   }
 
   private void updateGauges() {

@@ -1,0 +1,128 @@
+package dev.courier.retry.internal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the ladder's commits wait for: its forwards acknowledged or parked. A partition whose
+ * forward was neither is read again from that record after a hold-back that doubles while forwards
+ * keep failing (1 s to 30 s), the rest of its run dropped, so nothing is committed past a record
+ * that is neither done nor parked; the last such forward stays the loop's problem for a minute.
+ */
+final class UndeliveredForwards implements Commits.BeforeCommit {
+
+  private static final Logger LOG = LoggerFactory.getLogger(UndeliveredForwards.class);
+  private static final Duration FIRST_HOLD_BACK = Duration.ofSeconds(1);
+  private static final Duration MAX_HOLD_BACK = Duration.ofSeconds(30);
+
+  /** How long a forward that could not be made keeps the loop unready after it happened. */
+  private static final Duration PROBLEM_SHOWN = Duration.ofSeconds(60);
+
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final LadderPublisher publisher;
+  private final TierWaits waits;
+  private final PartitionPauses pauses;
+
+  /** Key order ({@code retry.ordering=key}), or null. */
+  private final KeyOrder order;
+
+  private final Clock clock;
+
+  /** The settler needs the commits this feeds, so it comes after construction. */
+  private RunSettler settler;
+
+  private Duration holdBack = FIRST_HOLD_BACK;
+  private volatile String undelivered;
+  private volatile Instant undeliveredAt;
+
+  UndeliveredForwards(
+      KafkaConsumer<byte[], byte[]> consumer,
+      LadderPublisher publisher,
+      TierWaits waits,
+      PartitionPauses pauses,
+      KeyOrder order,
+      Clock clock) {
+    this.consumer = consumer;
+    this.publisher = publisher;
+    this.waits = waits;
+    this.pauses = pauses;
+    this.order = order;
+    this.clock = clock;
+  }
+
+  void settledBy(RunSettler settler) {
+    this.settler = settler;
+  }
+
+  /** The last forward neither delivered nor parked, within a minute of it, or null. */
+  String problem() {
+    Instant since = undeliveredAt;
+    return since != null && clock.instant().isBefore(since.plus(PROBLEM_SHOWN))
+        ? undelivered
+        : null;
+  }
+
+  @Override
+  public List<LadderPublisher.Undelivered> awaitAll() {
+    if (order != null) {
+      order.writeChanged();
+    }
+    return readAgain(publisher.awaitAcknowledged());
+  }
+
+  @Override
+  public LadderPublisher.Acks soFar() {
+    if (order != null) {
+      order.writeChanged();
+    }
+    LadderPublisher.Acks acks = publisher.acknowledgedSoFar();
+    readAgain(acks.undelivered());
+    return acks;
+  }
+
+  @Override
+  public void committed(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    if (order != null) {
+      Map<TopicPartition, Long> at = new HashMap<>();
+      offsets.forEach((tp, o) -> at.put(tp, o.offset()));
+      order.committed(at);
+    }
+  }
+
+  private List<LadderPublisher.Undelivered> readAgain(List<LadderPublisher.Undelivered> failed) {
+    if (failed.isEmpty()) {
+      holdBack = FIRST_HOLD_BACK;
+      return failed;
+    }
+    Set<TopicPartition> owned = consumer.assignment();
+    for (LadderPublisher.Undelivered u : failed) {
+      LOG.warn("{}", u.describe());
+      undelivered = u.describe();
+      undeliveredAt = clock.instant();
+      if (owned.contains(u.source())) {
+        settler.revoked(List.of(u.source())); // the rest of this poll's run is read again
+        waits.forget(List.of(u.source()));
+        consumer.seek(u.source(), u.offset());
+        pauses.holdBack(u.source(), clock.instant().plus(holdBack));
+        if (order != null) {
+          order.readAgainFrom(u.source(), u.offset());
+        }
+      }
+    }
+    holdBack =
+        holdBack.multipliedBy(2).compareTo(MAX_HOLD_BACK) > 0
+            ? MAX_HOLD_BACK
+            : holdBack.multipliedBy(2);
+    return failed;
+  }
+}
