@@ -21,6 +21,7 @@ public final class LeaderTerm implements AutoCloseable {
 
   private final OutboxRelayConfig config;
   private final Leadership leadership;
+  private final SlotHandover handover;
   private final OutboxMetrics metrics;
   private final RelayState state;
   private final ScheduledExecutorService keeper =
@@ -38,9 +39,14 @@ public final class LeaderTerm implements AutoCloseable {
   private volatile long wonAtNanos;
 
   public LeaderTerm(
-      OutboxRelayConfig config, Leadership leadership, OutboxMetrics metrics, RelayState state) {
+      OutboxRelayConfig config,
+      Leadership leadership,
+      SlotHandover handover,
+      OutboxMetrics metrics,
+      RelayState state) {
     this.config = config;
     this.leadership = leadership;
+    this.handover = handover;
     this.metrics = metrics;
     this.state = state;
   }
@@ -88,7 +94,7 @@ public final class LeaderTerm implements AutoCloseable {
         state.waiting(
             "STANDBY",
             "standby: "
-                + leadership.leader()
+                + handover.leader()
                 + " leads slot "
                 + config.getString(OutboxRelayConfig.SLOT_NAME)
                 + "; this relay takes over when it stops");
@@ -147,7 +153,7 @@ public final class LeaderTerm implements AutoCloseable {
           "lost the leadership of slot "
               + config.getString(OutboxRelayConfig.SLOT_NAME)
               + " (its lease lapsed; "
-              + leadership.leader()
+              + handover.leader()
               + " leads now)");
       onLost.run();
     }

@@ -35,6 +35,7 @@ public final class RelaySupervisor implements Runnable {
   private final RelayState state;
   private final RelayBatchHandler handler;
   private final LeaderTerm term;
+  private final SlotHandover handover;
   private final SetupChecks checks;
   private final EngineRunner engine;
   private final RelayHealth health;
@@ -77,7 +78,8 @@ public final class RelaySupervisor implements Runnable {
     this.metrics = metrics;
     this.state = state;
     Leadership leadership = new Leadership(config, postgres);
-    this.term = new LeaderTerm(config, leadership, metrics, state);
+    this.handover = new SlotHandover(config, postgres);
+    this.term = new LeaderTerm(config, leadership, handover, metrics, state);
     this.offsetFence = FencedOffsetStore.register(new EngineFence(leadership));
     this.handler =
         new RelayBatchHandler(producer, router, config, metrics, clock, leadership, traces);
@@ -181,7 +183,7 @@ public final class RelaySupervisor implements Runnable {
       }
     }
     positioned = false;
-    term.leadership().takeSlot(Duration.ofSeconds(10));
+    handover.take(Duration.ofSeconds(10));
     start.mark("slot");
     handler.skips(SkippedEvents.load(postgres));
     handler.reportStart(start);
