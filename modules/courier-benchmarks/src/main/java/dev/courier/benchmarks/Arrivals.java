@@ -15,7 +15,10 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class Arrivals {
 
-  /** The prefix of a printed second: {@code arrivals <epochSecond> <events> <worstMs> <lastMs>}. */
+  /**
+   * The prefix of a printed second: {@code arrivals <epochSecond> <events> <worstMs> <lastMs>
+   * <firstMs>}.
+   */
   static final String LINE = "arrivals ";
 
   private final ConcurrentSkipListMap<Long, long[]> perSecond = new ConcurrentSkipListMap<>();
@@ -31,16 +34,17 @@ final class Arrivals {
     perSecond.compute(
         nowMillis / 1000,
         (s, v) -> {
-          long[] cell = v == null ? new long[3] : v;
+          long[] cell = v == null ? new long[] {0, 0, 0, nowMillis} : v;
           cell[0] += events;
           cell[1] = Math.max(cell[1], delayMs);
           cell[2] = Math.max(cell[2], nowMillis);
+          cell[3] = Math.min(cell[3], nowMillis);
           return cell;
         });
-    if (firstReceived == 0) {
+    if (firstReceived == 0 || nowMillis < firstReceived) {
       firstReceived = nowMillis;
     }
-    lastReceived = nowMillis;
+    lastReceived = Math.max(lastReceived, nowMillis);
     count.addAndGet(events);
   }
 
@@ -108,7 +112,9 @@ final class Arrivals {
   List<String> takeLines(long beforeSecond) {
     List<String> lines = new ArrayList<>();
     Map<Long, long[]> done = perSecond.headMap(beforeSecond);
-    done.forEach((s, cell) -> lines.add(LINE + s + " " + cell[0] + " " + cell[1] + " " + cell[2]));
+    done.forEach(
+        (s, cell) ->
+            lines.add(LINE + s + " " + cell[0] + " " + cell[1] + " " + cell[2] + " " + cell[3]));
     done.clear();
     return lines;
   }
@@ -122,6 +128,9 @@ final class Arrivals {
         continue;
       }
       String[] f = line.substring(at + LINE.length()).trim().split(" ");
+      // The second's first arrival, so a drain's rate is timed from its first event, not from the
+      // end of that event's second.
+      a.record(Long.parseLong(f[4]), 0, 0);
       a.record(Long.parseLong(f[3]), Long.parseLong(f[1]), Long.parseLong(f[2]));
     }
     return a;

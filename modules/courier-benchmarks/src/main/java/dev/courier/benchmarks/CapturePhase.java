@@ -39,22 +39,47 @@ final class CapturePhase {
     }
   }
 
-  /** What the writer does: its shape, rate (0: as fast as it commits), events, commit mode. */
-  record Load(ShapedWriter.Shape shape, int perSecond, int events, boolean asyncCommit) {
+  /**
+   * What the writer does: its shape, rate (0: as fast as it commits), events, commit mode; with
+   * {@code backlog} it writes them all while the reader is down, and the reader then drains them.
+   */
+  record Load(
+      ShapedWriter.Shape shape, int perSecond, int events, boolean asyncCommit, boolean backlog) {
+    /** A writer the reader reads behind, as it commits. */
+    static Load paced(ShapedWriter.Shape shape, int perSecond, int events) {
+      return new Load(shape, perSecond, events, false, false);
+    }
+
+    /**
+     * A backlog of one event per transaction, committed asynchronously at full speed while the
+     * reader is down: what the reader drains once started is its ceiling in that shape, which one
+     * writer core cannot commit fast enough to show while the reader reads.
+     */
+    static Load backlogOfOne(int events) {
+      return new Load(ShapedWriter.Shape.ONE, 0, events, true, true);
+    }
+
     String describe() {
       return shape.name().toLowerCase(Locale.ROOT)
-          + (perSecond == 0 ? " full speed" : " " + perSecond + "/s")
-          + (asyncCommit ? " async" : "");
+          + (backlog
+              ? " backlog of " + events
+              : (perSecond == 0 ? " full speed" : " " + perSecond + "/s"))
+          + (asyncCommit && !backlog ? " async" : "");
     }
   }
 
-  /** One reader's figures under one load. */
+  /**
+   * One reader's figures under one load. Under a backlog, {@code consumedPerSecond} is the drain
+   * rate from the first event to the last, and {@code firstEventSeconds} runs from the reader's
+   * start; otherwise they run from the first commit.
+   */
   record Result(
       Reader reader,
       Load load,
       boolean complete,
       double committedPerSecond,
       double consumedPerSecond,
+      double firstEventSeconds,
       long worstMs,
       long worstFirst10sMs,
       double first10sPerSecond,
@@ -69,24 +94,37 @@ final class CapturePhase {
     }
 
     String describe() {
+      String figures =
+          load.backlog()
+              ? String.format(
+                  Locale.ROOT,
+                  "written at %,.0f events/s with the reader down; from its start, first event"
+                      + " %.2f s, drained at %,.0f/s from the first event to the last",
+                  committedPerSecond,
+                  firstEventSeconds,
+                  consumedPerSecond)
+              : String.format(
+                  Locale.ROOT,
+                  "writer committed %,.0f events/s, insert-to-consumed %,.0f/s, worst delay %,d ms"
+                      + " (first 10 s: %,d ms)",
+                  committedPerSecond,
+                  consumedPerSecond,
+                  worstMs,
+                  worstFirst10sMs);
       return String.format(
           Locale.ROOT,
-          "%s, %s: writer committed %,.0f events/s, insert-to-consumed %,.0f/s, worst delay %,d ms"
-              + " (first 10 s: %,d ms; %,.0f/s then, %,.0f/s after), CPU %.1f µs/event (%.1f after"
-              + " its first 10 s), all delivered: %s -> %s; share of its core in each of the"
-              + " first seconds: %s; events/worst delay ms in each: %s",
+          "%s, %s: %s; %,.0f/s in the first 10 s, %,.0f/s after; CPU %.1f µs/event (%.1f after"
+              + " its first 10 s), all delivered: %s%s; share of its core in each of the first"
+              + " seconds: %s; events/worst delay ms in each: %s",
           load.describe(),
           reader.label,
-          committedPerSecond,
-          consumedPerSecond,
-          worstMs,
-          worstFirst10sMs,
+          figures,
           first10sPerSecond,
           afterPerSecond,
           cpuMicrosPerEvent,
           warmCpuMicrosPerEvent,
           complete,
-          keptUp() ? "kept up" : "not kept up",
+          load.backlog() ? "" : (keptUp() ? " -> kept up" : " -> not kept up"),
           coreShareBySecond.stream()
               .map(v -> String.format(Locale.ROOT, "%.0f%%", v * 100))
               .toList(),
@@ -106,42 +144,52 @@ final class CapturePhase {
     String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
     kafka.createTopic(topic, partitions);
     TopicArrivals topicReader = reader == Reader.COURIER ? new TopicArrivals(kafka, topic) : null;
+    String streaming =
+        reader == Reader.COURIER ? RelayProcesses.STREAMING : CaptureProcess.STREAMING;
     WorkerProcess process = start(reader, settings, jar);
     try {
-      awaitStreaming(
-          process, reader == Reader.COURIER ? RelayProcesses.STREAMING : CaptureProcess.STREAMING);
-      long cpuBefore = Cores.cpuNanos(process.pid());
+      // Streaming once makes the slot, so a backlog written next waits in it for the reader.
+      awaitStreaming(process, streaming);
+      String written = null;
+      if (load.backlog()) {
+        process.terminate(Duration.ofSeconds(30));
+        keepOutput(reader, load, "-before", process.output());
+        written = write(pg, load);
+        process = start(reader, settings, jar);
+      }
+      long cpuBefore = load.backlog() ? 0 : Cores.cpuNanos(process.pid());
       long started = System.currentTimeMillis();
       CpuSampler sampler = CpuSampler.start(process.pid(), 10);
-      String written;
-      try (WorkerProcess writer = OutboxProductionRun.startWriter(pg, load)) {
-        writer.awaitExit(Duration.ofMinutes(30));
-        written = writer.output();
+      if (!load.backlog()) {
+        written = write(pg, load);
       }
       long[] commits = OutboxWriterProcess.span(written);
       Arrivals arrivals =
           topicReader != null ? topicReader.arrivals() : awaitPrinted(process, load.events());
-      boolean complete = arrivals.awaitCount(load.events(), Duration.ofSeconds(60));
+      boolean complete = arrivals.awaitCount(load.events(), Duration.ofSeconds(120));
       long cpuNow = Cores.cpuNanos(process.pid());
       long cpu = cpuNow - cpuBefore;
+      long first = arrivals.firstReceived();
       long last = arrivals.lastReceived();
       // Warm: from the sampler's last second (its 10th) on, so the start's compiling is left out.
       CpuSampler.Mark warm = sampler.last();
       long warmEvents =
           warm.cpuNanos() < 0 ? 0 : arrivals.window(warm.wallMillis(), last + 1_000).received();
-      Arrivals.Window first = arrivals.window(started, started + 10_000);
+      Arrivals.Window firstTen = arrivals.window(started, started + 10_000);
       Arrivals.Window after = arrivals.window(started + 10_000, last + 1_000);
       Arrivals.Window all = arrivals.window(started, last + 1_000);
       double afterSeconds = Math.max(1, (last - started - 10_000) / 1000.0);
+      long from = load.backlog() ? started : commits[0];
       return new Result(
           reader,
           load,
           complete,
           load.events() / Math.max(0.001, (commits[1] - commits[0]) / 1000.0),
-          arrivals.count() / Math.max(0.001, (last - commits[0]) / 1000.0),
+          arrivals.count() / Math.max(0.001, (last - (load.backlog() ? first : from)) / 1000.0),
+          (first - from) / 1000.0,
           all.worst(),
-          first.worst(),
-          first.received() / 10.0,
+          firstTen.worst(),
+          firstTen.received() / 10.0,
           after.received() / afterSeconds,
           cpu / 1000.0 / Math.max(1, arrivals.count()),
           warmEvents == 0 ? Double.NaN : (cpuNow - warm.cpuNanos()) / 1000.0 / warmEvents,
@@ -149,7 +197,7 @@ final class CapturePhase {
           arrivals.bySecond(started, 10));
     } finally {
       process.terminate(Duration.ofSeconds(30));
-      keepOutput(reader, load, process.output());
+      keepOutput(reader, load, "", process.output());
       if (topicReader != null) {
         topicReader.close();
       }
@@ -157,8 +205,16 @@ final class CapturePhase {
     }
   }
 
+  /** Runs the load's writer to its end; its output, for {@link OutboxWriterProcess#span}. */
+  private static String write(PostgresProcess pg, Load load) {
+    try (WorkerProcess writer = OutboxProductionRun.startWriter(pg, load)) {
+      writer.awaitExit(Duration.ofMinutes(30));
+      return writer.output();
+    }
+  }
+
   /** The reader's output, under target/benchmarks, for a look at what its start did. */
-  private static void keepOutput(Reader reader, Load load, String output) {
+  private static void keepOutput(Reader reader, Load load, String suffix, String output) {
     try {
       Path dir = Files.createDirectories(Path.of("target", "benchmarks", "readers"));
       String name =
@@ -166,7 +222,7 @@ final class CapturePhase {
               .toLowerCase(Locale.ROOT)
               .replace(' ', '-')
               .replace('/', '-');
-      Files.writeString(dir.resolve(name + ".log"), output);
+      Files.writeString(dir.resolve(name + suffix + ".log"), output);
     } catch (java.io.IOException e) {
       System.err.println("cannot keep the reader's output: " + e);
     }

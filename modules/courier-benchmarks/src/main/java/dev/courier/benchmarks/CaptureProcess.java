@@ -82,10 +82,24 @@ public final class CaptureProcess {
     String password = config.getPassword(OutboxRelayConfig.DATABASE_PASSWORD).value();
     String slot = config.getString(OutboxRelayConfig.SLOT_NAME);
     String publication = config.getString(OutboxRelayConfig.PUBLICATION_NAME);
+    // A second start (after a backlog was written) finds both from its first.
     try (Connection c = DriverManager.getConnection(url, user, password);
         Statement s = c.createStatement()) {
       s.execute(
-          "CREATE PUBLICATION " + publication + " FOR TABLE " + EngineProperties.OUTBOX_TABLE);
+          "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = '"
+              + publication
+              + "') THEN CREATE PUBLICATION "
+              + publication
+              + " FOR TABLE "
+              + EngineProperties.OUTBOX_TABLE
+              + "; END IF; END $$");
+      s.execute(
+          "SELECT pg_create_logical_replication_slot('"
+              + slot
+              + "', 'pgoutput') WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE"
+              + " slot_name = '"
+              + slot
+              + "')");
     }
     Properties props = new Properties();
     PGProperty.USER.set(props, user);
@@ -94,7 +108,7 @@ public final class CaptureProcess {
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
     PGProperty.PREFER_QUERY_MODE.set(props, "simple");
     try (Connection replication = DriverManager.getConnection(url, props)) {
-      PGReplicationStream stream = OutboxBaselines.pgoutputStream(replication, slot, publication);
+      PGReplicationStream stream = OutboxBaselines.resume(replication, slot, publication);
       System.out.println(STREAMING);
       PgOutputDecoder decoder = new PgOutputDecoder();
       long rows = 0;

@@ -186,7 +186,15 @@ final class OutboxBaselines {
         .withSlotName(slot)
         .withOutputPlugin("pgoutput")
         .make();
-    return pg.getReplicationAPI()
+    return resume(replication, slot, publication);
+  }
+
+  /** The pgoutput stream of an existing {@code slot}, from where it was last confirmed. */
+  static PGReplicationStream resume(Connection replication, String slot, String publication)
+      throws java.sql.SQLException {
+    return replication
+        .unwrap(PGConnection.class)
+        .getReplicationAPI()
         .replicationStream()
         .logical()
         .withSlotName(slot)

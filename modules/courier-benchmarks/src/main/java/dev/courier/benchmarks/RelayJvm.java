@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * The relay's JVM as its Kubernetes manifest and docker-compose start it ({@code
  * deploy/k8s/courier-relay.yaml}): the heap of its 768 MiB limit, and C1 only ({@code
- * JDK_JAVA_OPTIONS=-XX:TieredStopAtLevel=1}). {@code -Dbench.relay.jit=tiered} leaves the second
+ * JDK_JAVA_OPTIONS=-XX:TieredStopAtLevel=1}). {@code -Dbench.jit.relay=tiered} leaves the second
  * compiler in, for a comparison.
  */
 final class RelayJvm {
@@ -37,6 +37,6 @@ final class RelayJvm {
   }
 
   private static boolean tiered() {
-    return "tiered".equals(System.getProperty("bench.relay.jit", "c1"));
+    return "tiered".equals(System.getProperty("bench.jit.relay", "c1"));
   }
 }

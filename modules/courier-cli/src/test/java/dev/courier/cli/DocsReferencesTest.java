@@ -138,6 +138,8 @@ class DocsReferencesTest {
           "MeasurementCollector",
           "EventMetadataProvider",
           "LastEvent",
+          "SchemaUtil",
+          "JsonStringEncoder",
           // Kubernetes and Strimzi kinds
           "KafkaTopic",
           "RollingUpdate");
