@@ -175,7 +175,7 @@ public final class RelaySupervisor implements Runnable {
       if (tookOver) {
         // The engine reads the position anyway, after its writer fenced the former leader's
         // transactions, and EngineFence.starting checks the slot against that read: a read of
-        // its own here cost a takeover 50-310 ms (a consumer built, and waiting on the last
+        // its own here cost a takeover 46-314 ms (a consumer built, and waiting on the last
         // stable offset while the former leader's transaction was still open).
         Publication.narrow(config, postgres);
       } else {
