@@ -179,14 +179,17 @@ final class CapturePhase {
       Arrivals.Window after = arrivals.window(started + 10_000, last + 1_000);
       Arrivals.Window all = arrivals.window(started, last + 1_000);
       double afterSeconds = Math.max(1, (last - started - 10_000) / 1000.0);
-      long from = load.backlog() ? started : commits[0];
+      // A backlog is timed from the reader's start (first event) and its first event (drain);
+      // a paced load from its first commit, for both.
+      long firstEventFrom = load.backlog() ? started : commits[0];
+      long consumedFrom = load.backlog() ? first : commits[0];
       return new Result(
           reader,
           load,
           complete,
           load.events() / Math.max(0.001, (commits[1] - commits[0]) / 1000.0),
-          arrivals.count() / Math.max(0.001, (last - (load.backlog() ? first : from)) / 1000.0),
-          (first - from) / 1000.0,
+          arrivals.count() / Math.max(0.001, (last - consumedFrom) / 1000.0),
+          (first - firstEventFrom) / 1000.0,
           all.worst(),
           firstTen.worst(),
           firstTen.received() / 10.0,
