@@ -7,15 +7,13 @@ import dev.courier.backpressure.internal.ClusterOffsets.GroupOffsets;
 import dev.courier.backpressure.internal.ClusterOffsets.Owner;
 import dev.courier.backpressure.internal.GroupRows;
 import dev.courier.backpressure.internal.GroupWindows;
-import dev.courier.backpressure.internal.MetricSums;
 import dev.courier.backpressure.internal.MonitorMetrics;
-import dev.courier.backpressure.internal.OffsetCollector;
-import dev.courier.backpressure.internal.OldestRecordReader;
 import dev.courier.backpressure.internal.PairFigures;
 import dev.courier.backpressure.internal.PartitionTable;
 import dev.courier.backpressure.internal.TickPartitions;
 import dev.courier.backpressure.internal.WindowSlots;
 import dev.courier.core.ServiceHealth;
+import dev.courier.core.internal.BootstrapNames;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,10 +23,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,15 +38,14 @@ final class DefaultLagMonitor implements LagMonitor {
 
   private final MonitorConfig config;
   private final Clock clock;
-  private final Admin admin;
-  private final OffsetCollector collector;
-  private final OldestRecordReader reader;
   private final WindowSlots slots;
   private final PartitionTable partitions;
-  private final AgeBook ages;
-  private final PairFigures figures;
   private final MonitorMetrics metrics;
   private final Map<String, GroupWindows> windows = new HashMap<>();
+  // Null until Kafka's clients can be built; guarded by this.
+  private MonitorClients kafka;
+  private PairFigures figures;
+  private volatile String awaitingNames;
   private int tickNumber;
   private long previousTickAt = Long.MIN_VALUE;
   private volatile LagSnapshot latest = LagSnapshot.EMPTY;
@@ -56,44 +53,56 @@ final class DefaultLagMonitor implements LagMonitor {
   private volatile Instant tickStartedAt;
   private ScheduledExecutorService scheduler;
 
+  /**
+   * Builds the Kafka clients at once when a name in {@code bootstrap.servers} resolves, so a
+   * setting Kafka refuses fails here; otherwise the monitor is WAITING, with the reason, until a
+   * tick finds a name that does (Kafka's clients cannot be built before that, and a broker whose
+   * name does not exist yet is an outage to wait out, as one that does not answer).
+   */
   DefaultLagMonitor(MonitorConfig config, MeterRegistry registry, Clock clock) {
     this.config = config;
-    boolean estimate = config.estimateAge();
     this.clock = clock;
-    Map<String, Object> client = config.clients().admin();
-    client.putIfAbsent("client.id", "courier-monitor-admin");
-    // Admin describes a classic group by trying the KIP-848 API first and retrying with the
-    // classic one after retry.backoff.ms: at the default 100 ms that wait dominated every tick.
-    client.putIfAbsent("retry.backoff.ms", 10);
-    this.admin = Admin.create(client);
-    // A partition without a leader is waited for this long, then reported UNKNOWN: it bounds the
-    // tick, it does not fail it.
-    Duration timeout = max(Duration.ofSeconds(5), config.tickInterval().multipliedBy(2));
-    this.collector =
-        new OffsetCollector(
-            admin,
-            config.groups(),
-            config.includePattern(),
-            config.excludePattern(),
-            config.uncommittedFromEarliest(),
-            timeout);
-    this.reader = estimate ? null : new OldestRecordReader(config.clients().consumer());
     this.slots = new WindowSlots(config.window());
-    this.partitions = new PartitionTable(slots, estimate);
-    this.ages =
-        estimate ? null : new AgeBook(reader, config.ageCacheTtl(), config.ageReadTimeout());
-    this.figures = new PairFigures(slots, partitions, ages, config.uncommittedFromEarliest());
+    this.partitions = new PartitionTable(slots, config.estimateAge());
     this.metrics = new MonitorMetrics(registry, config.ageMode().value(), config.partitionMeters());
+    connected();
+  }
+
+  /** The Kafka side, built now if it can be; null while no bootstrap name resolves. */
+  private synchronized MonitorClients connected() {
+    if (kafka != null) {
+      return kafka;
+    }
+    Optional<String> unresolved = BootstrapNames.unresolved(config.clients());
+    if (unresolved.isPresent()) {
+      if (!unresolved.get().equals(awaitingNames)) {
+        LOG.warn("waiting for Kafka: {}", unresolved.get());
+      }
+      awaitingNames = unresolved.get();
+      return null;
+    }
+    kafka = MonitorClients.create(config);
+    figures = new PairFigures(slots, partitions, kafka.ages, config.uncommittedFromEarliest());
+    if (awaitingNames != null) {
+      LOG.info("Kafka's name resolves: {}", config.clients().bootstrapServersValue());
+      awaitingNames = null;
+    }
+    return kafka;
   }
 
   @Override
   public synchronized LagSnapshot tick() {
     long started = System.nanoTime();
+    MonitorClients kafka = connected();
+    if (kafka == null) {
+      throw new IllegalStateException(awaitingNames);
+    }
+    AgeBook ages = kafka.ages;
     tickStartedAt = clock.instant();
-    long adminBefore = MetricSums.requestTotal(admin.metrics(), "admin-client-metrics");
-    long fetchBefore = reader == null ? 0 : reader.fetchRequests();
+    long adminBefore = kafka.adminRequests();
+    long fetchBefore = kafka.fetchRequests();
     try {
-      ClusterOffsets offsets = collector.collect();
+      ClusterOffsets offsets = kafka.collector.collect();
       // Millisecond times: record timestamps are milliseconds, and ages should come out exact.
       Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
       long nowMillis = now.toEpochMilli();
@@ -113,7 +122,7 @@ final class DefaultLagMonitor implements LagMonitor {
           offsets.logStartOffsets(),
           offsets.partitionProblems());
       if (ages != null) {
-        windows.values().forEach(this::wantAges);
+        windows.values().forEach(w -> wantAges(w, ages));
         ages.resolve(nowMillis, partitions::partition, offsets.logEndOffsets());
       }
       TickPartitions tickPartitions = partitions.figures();
@@ -144,9 +153,8 @@ final class DefaultLagMonitor implements LagMonitor {
                           reason,
                           now)));
       previousTickAt = nowMillis;
-      long adminRequests =
-          MetricSums.requestTotal(admin.metrics(), "admin-client-metrics") - adminBefore;
-      long fetchRequests = reader == null ? 0 : reader.fetchRequests() - fetchBefore;
+      long adminRequests = kafka.adminRequests() - adminBefore;
+      long fetchRequests = kafka.fetchRequests() - fetchBefore;
       latest =
           new LagSnapshot(
               now,
@@ -183,7 +191,7 @@ final class DefaultLagMonitor implements LagMonitor {
     return owners;
   }
 
-  private void wantAges(GroupWindows w) {
+  private void wantAges(GroupWindows w, AgeBook ages) {
     for (int row = 0; row < w.count(); row++) {
       long position = figures.waitingAt(w, row);
       if (position >= 0) {
@@ -203,10 +211,6 @@ final class DefaultLagMonitor implements LagMonitor {
     return ends;
   }
 
-  private static Duration max(Duration a, Duration b) {
-    return a.compareTo(b) >= 0 ? a : b;
-  }
-
   @Override
   public LagSnapshot latest() {
     return latest;
@@ -217,6 +221,10 @@ final class DefaultLagMonitor implements LagMonitor {
     Instant now = clock.instant();
     LagSnapshot snapshot = latest;
     String failure = lastFailure;
+    String names = awaitingNames;
+    if (names != null) {
+      return ServiceHealth.waiting("WAITING", names, now);
+    }
     if (snapshot == LagSnapshot.EMPTY) {
       return failure == null
           ? ServiceHealth.waiting("STARTING", "no tick yet", now)
@@ -273,7 +281,11 @@ final class DefaultLagMonitor implements LagMonitor {
     scheduler.scheduleWithFixedDelay(
         () -> {
           try {
-            tick();
+            // While no name resolves, connected() has said why once; a failed tick each
+            // interval would only repeat it.
+            if (connected() != null) {
+              tick();
+            }
           } catch (RuntimeException e) {
             LOG.warn("monitor tick failed: {}", e.getMessage());
           }
@@ -294,10 +306,9 @@ final class DefaultLagMonitor implements LagMonitor {
       }
     }
     synchronized (this) {
-      if (reader != null) {
-        reader.close();
+      if (kafka != null) {
+        kafka.close();
       }
-      admin.close(Duration.ofSeconds(5));
       metrics.close();
     }
   }

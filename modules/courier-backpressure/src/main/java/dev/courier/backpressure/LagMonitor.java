@@ -14,7 +14,9 @@ public interface LagMonitor extends BacklogSignals, AutoCloseable {
 
   /**
    * A monitor with its own Admin client and age reader for these {@link MonitorConfig} settings;
-   * call {@link #start()} or {@link #tick()}.
+   * call {@link #start()} or {@link #tick()}. While no name in {@code bootstrap.servers} resolves,
+   * those clients cannot be built: the monitor is then {@code WAITING} (see {@link #health()}), and
+   * builds them once a tick finds a name that does.
    *
    * @throws org.apache.kafka.common.config.ConfigException naming a bad setting
    */
@@ -22,7 +24,12 @@ public interface LagMonitor extends BacklogSignals, AutoCloseable {
     return new DefaultLagMonitor(new MonitorConfig(settings), registry, clock);
   }
 
-  /** Samples once now and returns what it saw (also what {@link #latest()} returns afterwards). */
+  /**
+   * Samples once now and returns what it saw (also what {@link #latest()} returns afterwards).
+   *
+   * @throws IllegalStateException with the reason while no name in {@code bootstrap.servers}
+   *     resolves, or when the cluster does not answer the group listing
+   */
   LagSnapshot tick();
 
   /** The last completed tick, or {@link LagSnapshot#EMPTY} before the first. */
@@ -33,8 +40,8 @@ public interface LagMonitor extends BacklogSignals, AutoCloseable {
 
   /**
    * Ready while the latest figures are younger than {@code monitor.stale.after.ms}; otherwise STALE
-   * (or STARTING) with the reason, the last tick's failure included. One failed tick does not make
-   * the figures wrong, only older.
+   * (or STARTING, or WAITING while no bootstrap name resolves) with the reason, the last tick's
+   * failure included. One failed tick does not make the figures wrong, only older.
    */
   ServiceHealth health();
 

@@ -29,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * /health} = {@code /health/ready} (503 with the reason once the figures are stale) and {@code
  * /health/live}. JVM memory and thread meters are on {@code /metrics} too.
  *
+ * <p>Started before a name in {@code bootstrap.servers} resolves (a broker's pod or container not
+ * up yet), it serves at once and answers /health with 503 {@code WAITING} and the reason until one
+ * does, then watches: Kafka's clients cannot be built before that.
+ *
  * <p>Replicas are independent: each reads the cluster itself, so two replicas serve the same
  * figures (rates and statuses may differ by a tick) and either can answer a probe or a scrape.
  */

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
@@ -34,7 +35,7 @@ final class AwaitKafka {
     await(
         () -> KafkaReachability.check(clients, CHECK),
         "Kafka at " + clients.bootstrapServersValue() + " answers",
-        health);
+        said(health));
   }
 
   /**
@@ -45,25 +46,38 @@ final class AwaitKafka {
     await(
         () -> BootstrapNames.unresolved(clients),
         "Kafka's name resolves: " + clients.bootstrapServersValue(),
-        health);
+        said(health));
   }
 
-  private static void await(
-      Supplier<Optional<String>> check, String fine, AtomicReference<ServiceHealth> health) {
+  /**
+   * Until a name in {@code bootstrap.servers} resolves, for a service that says why on its own
+   * /health and in its own log meanwhile.
+   */
+  static void awaitNamesQuietly(ClientSettings clients) {
+    await(() -> BootstrapNames.unresolved(clients), null, outage -> {});
+  }
+
+  private static Consumer<String> said(AtomicReference<ServiceHealth> health) {
+    return outage -> {
+      LOG.warn("waiting for Kafka: {}", outage);
+      health.set(ServiceHealth.waiting("WAITING", outage, Instant.now()));
+    };
+  }
+
+  private static void await(Supplier<Optional<String>> check, String fine, Consumer<String> say) {
     Duration backoff = Duration.ofMillis(250);
     String said = null;
     while (true) {
       Optional<String> outage = check.get();
       if (outage.isEmpty()) {
-        if (said != null) {
+        if (said != null && fine != null) {
           LOG.info("{}", fine);
         }
         return;
       }
       if (!outage.get().equals(said)) {
         said = outage.get();
-        LOG.warn("waiting for Kafka: {}", said);
-        health.set(ServiceHealth.waiting("WAITING", said, Instant.now()));
+        say.accept(said);
       }
       // Waiting for Kafka to come back is the point; the backoff keeps the retries cheap.
       LockSupport.parkNanos(backoff.toNanos());

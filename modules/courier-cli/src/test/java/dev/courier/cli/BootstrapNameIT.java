@@ -8,6 +8,7 @@ import dev.courier.outbox.OutboxEvent;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxWriter;
 import dev.courier.testkit.CourierInfraTest;
+import dev.courier.testkit.HostsFile;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.RecordingEndpoint;
@@ -15,14 +16,10 @@ import dev.courier.testkit.SettingsFile;
 import dev.courier.testkit.TestDatabase;
 import dev.courier.testkit.UniqueNames;
 import dev.courier.testkit.WorkerProcess;
-import java.io.IOException;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A service started before the name of its broker exists, as in a compose file or a cluster where
  * Kafka's pods are not up yet: Kafka's clients cannot even be built then, and the service must wait
  * with the reason on /health instead of exiting. The JVM reads its names from a hosts file of the
- * test's ({@code jdk.net.hosts.file}, no negative caching), which gains the broker's name midway.
+ * test's ({@link HostsFile}), which gains the broker's name midway.
  */
 @CourierInfraTest
 class BootstrapNameIT {
@@ -54,7 +51,7 @@ class BootstrapNameIT {
   @Test
   void aRelayWaitsForItsBrokersNameAndThenRelays(KafkaBroker kafka, TestDatabase db)
       throws Exception {
-    Path hosts = hostsFile(kafka, db.jdbcUrl());
+    HostsFile hosts = HostsFile.create(dir, host(kafka), jdbcHost(db));
     String prefix = UniqueNames.topic("dns").replace('-', '_');
     List<String> args = new ArrayList<>(List.of("relay", "--set", "relay.http.port=0"));
     Map<String, String> settings =
@@ -68,7 +65,7 @@ class BootstrapNameIT {
       assertThat(waiting.body()).contains(NAME);
       assertThat(relay.isAlive()).isTrue();
 
-      Files.writeString(hosts, address(kafka) + " " + NAME + "\n", StandardOpenOption.APPEND);
+      hosts.alias(NAME, host(kafka));
       CourierProcess.awaitHealthy(port);
       OutboxEvent event =
           OutboxEvent.builder()
@@ -91,7 +88,7 @@ class BootstrapNameIT {
 
   @Test
   void aRetryWorkerWaitsForItsBrokersNameAndThenConsumes(KafkaBroker kafka) throws Exception {
-    Path hosts = hostsFile(kafka, null);
+    HostsFile hosts = HostsFile.create(dir, host(kafka));
     String topic = UniqueNames.topic("dns");
     kafka.createTopic(topic, 1);
     try (RecordingEndpoint endpoint = RecordingEndpoint.start(Duration.ZERO, (key, call) -> 204)) {
@@ -107,7 +104,7 @@ class BootstrapNameIT {
         int port = CourierProcess.port(worker);
         CourierProcess.awaitHealth(port, 503, "resolves yet");
 
-        Files.writeString(hosts, address(kafka) + " " + NAME + "\n", StandardOpenOption.APPEND);
+        hosts.alias(NAME, host(kafka));
         CourierProcess.awaitHealthy(port);
         try (KafkaProducer<String, String> producer =
             new KafkaProducer<>(
@@ -125,7 +122,7 @@ class BootstrapNameIT {
 
   @Test
   void aMonitorWaitsForItsBrokersNameAndThenWatches(KafkaBroker kafka) throws Exception {
-    Path hosts = hostsFile(kafka, null);
+    HostsFile hosts = HostsFile.create(dir, host(kafka));
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("bootstrap.servers", named(kafka));
     settings.put("monitor.groups", UniqueNames.group("dns"));
@@ -139,7 +136,7 @@ class BootstrapNameIT {
       assertThat(waiting.body()).contains("WAITING").contains(NAME);
       assertThat(monitor.output()).contains("waiting for Kafka: no address in");
 
-      Files.writeString(hosts, address(kafka) + " " + NAME + "\n", StandardOpenOption.APPEND);
+      hosts.alias(NAME, host(kafka));
       CourierProcess.awaitHealthy(port);
       assertThat(monitor.output())
           .contains("courier monitor: serving /health, /metrics and /v1/groups on port " + port);
@@ -147,42 +144,22 @@ class BootstrapNameIT {
     }
   }
 
-  private WorkerProcess start(String name, Path hosts, List<String> args) throws IOException {
-    // Failed lookups are not cached, so the name is seen as soon as the file has it.
-    Path security = dir.resolve("dns.security");
-    Files.writeString(security, "networkaddress.cache.negative.ttl=0\n");
-    return JvmWorker.of(Courier.class)
+  private WorkerProcess start(String name, HostsFile hosts, List<String> args) {
+    return hosts
+        .applyTo(JvmWorker.of(Courier.class))
         .classpath(Path.of("target", "courier.jar").toAbsolutePath().toString())
         .name(name)
-        .jvmOption("-Djdk.net.hosts.file=" + hosts)
-        .jvmOption("-Djava.security.properties=" + security)
         .args(args.toArray(String[]::new))
         .start();
   }
 
-  /** Every name the service needs but the broker's: the JVM looks up nothing else. */
-  private Path hostsFile(KafkaBroker kafka, String jdbcUrl) throws IOException {
-    StringBuilder lines = new StringBuilder("127.0.0.1 localhost\n::1 localhost\n");
-    lines.append(address(kafka)).append(' ').append(host(kafka)).append('\n');
-    if (jdbcUrl != null) {
-      String host = URI.create(jdbcUrl.substring("jdbc:".length())).getHost();
-      lines.append(InetAddress.getByName(host).getHostAddress()).append(' ').append(host);
-      lines.append('\n');
-    }
-    String local = InetAddress.getLocalHost().getHostName();
-    lines.append("127.0.0.1 ").append(local).append('\n');
-    Path hosts = dir.resolve("hosts");
-    Files.writeString(hosts, lines);
-    return hosts;
+  private static String jdbcHost(TestDatabase db) {
+    return URI.create(db.jdbcUrl().substring("jdbc:".length())).getHost();
   }
 
   private static String host(KafkaBroker kafka) {
     String first = kafka.bootstrapServers().split(",")[0];
     return first.substring(0, first.lastIndexOf(':'));
-  }
-
-  private static String address(KafkaBroker kafka) throws IOException {
-    return InetAddress.getByName(host(kafka)).getHostAddress();
   }
 
   /** The broker's address under a name the service cannot resolve yet. */
