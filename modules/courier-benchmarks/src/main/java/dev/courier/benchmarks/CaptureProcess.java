@@ -108,7 +108,7 @@ public final class CaptureProcess {
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
     PGProperty.PREFER_QUERY_MODE.set(props, "simple");
     try (Connection replication = DriverManager.getConnection(url, props)) {
-      PGReplicationStream stream = OutboxBaselines.resume(replication, slot, publication);
+      PGReplicationStream stream = PgoutputSlots.resume(replication, slot, publication);
       System.out.println(STREAMING);
       PgOutputDecoder decoder = new PgOutputDecoder();
       long rows = 0;

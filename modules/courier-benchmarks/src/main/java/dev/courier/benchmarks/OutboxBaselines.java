@@ -1,8 +1,6 @@
 package dev.courier.benchmarks;
 
-import dev.courier.outbox.OutboxEvent;
 import dev.courier.outbox.OutboxRelayConfig;
-import dev.courier.outbox.OutboxWriter;
 import dev.courier.outbox.internal.EngineProperties;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
@@ -12,15 +10,11 @@ import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.Tracer;
-import io.opentelemetry.context.Scope;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,9 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
-import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -46,13 +38,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
-import org.postgresql.PGConnection;
 import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
 
 /**
- * The outbox's baselines, each on the same rows the relay gets ({@link #writeEvents}), each
+ * The outbox's baselines, each on the same rows the relay gets ({@link OutboxWrites}), each
  * returning the seconds from the first insert to the last event seen:
  *
  * <ul>
@@ -67,9 +58,7 @@ import org.postgresql.replication.PGReplicationStream;
  */
 final class OutboxBaselines {
 
-  static final int BATCH = 500;
-  static final String PAYLOAD_JSON = "{\"account\":17,\"amount\":10,\"currency\":\"EUR\"}";
-  private static final byte[] PAYLOAD = PAYLOAD_JSON.getBytes(StandardCharsets.UTF_8);
+  private static final byte[] PAYLOAD = OutboxWrites.PAYLOAD_JSON.getBytes(StandardCharsets.UTF_8);
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
   private OutboxBaselines() {}
@@ -91,7 +80,7 @@ final class OutboxBaselines {
           c,
           ps,
           events,
-          BATCH,
+          OutboxWrites.BATCH,
           (row, i) -> {
             row.setObject(1, UUID.randomUUID());
             row.setString(2, "acc-" + (i % 100));
@@ -124,7 +113,8 @@ final class OutboxBaselines {
    * outbox table like the relay's, decoded into rows; the position is confirmed as it goes. {@code
    * commitToDecode} gets, per commit, the milliseconds from the commit to its decoding.
    */
-  static double rawPgoutput(TestDatabase db, int events, Pacing pacing, LongConsumer commitToDecode)
+  static double rawPgoutput(
+      TestDatabase db, int events, OutboxWrites.Pacing pacing, LongConsumer commitToDecode)
       throws Exception {
     String name = "bench_raw_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     try (Connection c = db.connection();
@@ -139,7 +129,7 @@ final class OutboxBaselines {
     PGProperty.PREFER_QUERY_MODE.set(props, "simple");
     ExecutorService reader = Executors.newSingleThreadExecutor();
     try (Connection replication = DriverManager.getConnection(db.jdbcUrl(), props)) {
-      PGReplicationStream stream = pgoutputStream(replication, name, name);
+      PGReplicationStream stream = PgoutputSlots.stream(replication, name, name);
       AtomicLong seen = new AtomicLong();
       Future<?> reading =
           reader.submit(
@@ -172,36 +162,8 @@ final class OutboxBaselines {
       return seconds;
     } finally {
       reader.shutdownNow();
-      dropSlot(db, name, name);
+      PgoutputSlots.dropSlot(db, name, name);
     }
-  }
-
-  /** A new logical slot on pgoutput, and its stream of the publication's changes. */
-  static PGReplicationStream pgoutputStream(Connection replication, String slot, String publication)
-      throws java.sql.SQLException {
-    PGConnection pg = replication.unwrap(PGConnection.class);
-    pg.getReplicationAPI()
-        .createReplicationSlot()
-        .logical()
-        .withSlotName(slot)
-        .withOutputPlugin("pgoutput")
-        .make();
-    return resume(replication, slot, publication);
-  }
-
-  /** The pgoutput stream of an existing {@code slot}, from where it was last confirmed. */
-  static PGReplicationStream resume(Connection replication, String slot, String publication)
-      throws java.sql.SQLException {
-    return replication
-        .unwrap(PGConnection.class)
-        .getReplicationAPI()
-        .replicationStream()
-        .logical()
-        .withSlotName(slot)
-        .withSlotOption("proto_version", 1)
-        .withSlotOption("publication_names", publication)
-        .withStatusInterval(1, TimeUnit.SECONDS)
-        .start();
   }
 
   /** (b) Debezium's engine on the relay's settings and a slot of its own, handler a no-op. */
@@ -227,7 +189,7 @@ final class OutboxBaselines {
             committer.markBatchFinished();
           },
           engine -> {
-            writeEvents(db.dataSource(), events);
+            OutboxWrites.writeEvents(db.dataSource(), events);
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
             while (!done.await(100, TimeUnit.MILLISECONDS)) {
               engine.check();
@@ -237,7 +199,7 @@ final class OutboxBaselines {
             }
           });
     } finally {
-      dropSlot(db, settings);
+      PgoutputSlots.dropSlot(db, settings);
     }
   }
 
@@ -306,7 +268,7 @@ final class OutboxBaselines {
             committer.markBatchFinished();
           },
           engine -> {
-            writeEvents(db.dataSource(), events);
+            OutboxWrites.writeEvents(db.dataSource(), events);
             long received = 0;
             while (received < events && failed.get() == null) {
               engine.check();
@@ -314,7 +276,7 @@ final class OutboxBaselines {
             }
           });
     } finally {
-      dropSlot(db, settings);
+      PgoutputSlots.dropSlot(db, settings);
     }
   }
 
@@ -343,55 +305,6 @@ final class OutboxBaselines {
     void check() {
       if (ended != null) {
         throw new IllegalStateException("Debezium's engine stopped mid-run: " + ended);
-      }
-    }
-  }
-
-  /** How events are written: at full speed, 500 a transaction, or paced. */
-  @FunctionalInterface
-  interface Pacing {
-    void write(TestDatabase db, int events) throws Exception;
-
-    Pacing FULL_SPEED = (db, events) -> writeEvents(db.dataSource(), events);
-
-    /** A commit of {@code perSecond / 100} events every 10 ms, until {@code events} are written. */
-    static Pacing paced(int perSecond) {
-      return (db, events) -> writePaced(db.dataSource(), events, perSecond);
-    }
-  }
-
-  /**
-   * Offered load: {@code perSecond / 100} events committed every 10 ms, each with its write time in
-   * the payload ({@code "at"}, epoch ms) for whoever reads it to know its age. The generator parks
-   * between ticks: on 2 cores a spinning one takes a whole core from what it measures.
-   */
-  static void writePaced(DataSource db, int events, int perSecond) throws Exception {
-    writePaced(db, OutboxWriter.create(), events, perSecond);
-  }
-
-  static void writePaced(DataSource db, OutboxWriter writer, int events, int perSecond)
-      throws Exception {
-    int perTick = Math.max(1, perSecond / 100);
-    try (Connection c = db.getConnection()) {
-      c.setAutoCommit(false);
-      long start = System.nanoTime();
-      for (int written = 0, tick = 0; written < events; tick++) {
-        long due = start + tick * 10_000_000L;
-        for (long left = due - System.nanoTime(); left > 0; left = due - System.nanoTime()) {
-          LockSupport.parkNanos(left);
-        }
-        List<OutboxEvent> batch = new ArrayList<>(perTick);
-        String at = "{\"amount\":10,\"at\":" + System.currentTimeMillis() + "}";
-        for (int i = 0; i < perTick && written < events; i++, written++) {
-          batch.add(
-              OutboxEvent.builder()
-                  .aggregate("account", "acc-" + i)
-                  .eventType("CreditRequested")
-                  .json(at)
-                  .build());
-        }
-        writer.writeAll(c, batch);
-        c.commit();
       }
     }
   }
@@ -433,85 +346,6 @@ final class OutboxBaselines {
       }
       runner.shutdown();
       runner.awaitTermination(60, TimeUnit.SECONDS);
-    }
-  }
-
-  /** Events through Courier's writer, 500 a transaction, as the relay's measured runs get them. */
-  static void writeEvents(DataSource db, int events) throws Exception {
-    writeEvents(db, OutboxWriter.create(), events);
-  }
-
-  static void writeEvents(DataSource db, OutboxWriter writer, int events) throws Exception {
-    writeEvents(db, writer, events, null);
-  }
-
-  /**
-   * As {@link #writeEvents(DataSource, OutboxWriter, int)}, each transaction inside a request span
-   * of {@code requests} when given (the application's span an outbox row continues).
-   */
-  static void writeEvents(DataSource db, OutboxWriter writer, int events, Tracer requests)
-      throws Exception {
-    try (Connection c = db.getConnection()) {
-      c.setAutoCommit(false);
-      List<OutboxEvent> batch = new ArrayList<>(BATCH);
-      for (int i = 0; i < events; i++) {
-        batch.add(
-            OutboxEvent.builder()
-                .aggregate("account", "acc-" + (i % 100))
-                .eventType("CreditRequested")
-                .json(PAYLOAD_JSON)
-                .build());
-        if (batch.size() == BATCH || i == events - 1) {
-          Span request =
-              requests == null ? null : requests.spanBuilder("POST /credits").startSpan();
-          try (Scope ignored = request == null ? Scope.noop() : request.makeCurrent()) {
-            writer.writeAll(c, batch);
-            c.commit();
-          } finally {
-            if (request != null) {
-              request.end();
-            }
-          }
-          batch.clear();
-        }
-      }
-    }
-  }
-
-  static void dropSlot(TestDatabase db, Map<String, String> settings) throws Exception {
-    dropSlot(
-        db,
-        settings.get(OutboxRelayConfig.SLOT_NAME),
-        settings.get(OutboxRelayConfig.PUBLICATION_NAME));
-  }
-
-  /** Drops a run's slot and publication, so no inactive slot holds WAL for the runs after it. */
-  static void dropSlot(TestDatabase db, String slot, String publication) throws Exception {
-    try (Connection c = db.connection();
-        PreparedStatement state =
-            c.prepareStatement("SELECT active FROM pg_replication_slots WHERE slot_name = ?");
-        PreparedStatement drop = c.prepareStatement("SELECT pg_drop_replication_slot(?)");
-        Statement s = c.createStatement()) {
-      state.setString(1, slot);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (true) {
-        try (ResultSet rs = state.executeQuery()) {
-          if (!rs.next()) {
-            break; // never made, or gone
-          }
-          if (!rs.getBoolean(1)) {
-            drop.setString(1, slot);
-            drop.execute();
-            break;
-          }
-        }
-        // The walsender of a stream just closed may hold the slot a moment longer.
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("slot " + slot + " still active 30 s after its run");
-        }
-        Thread.sleep(50);
-      }
-      s.execute("DROP PUBLICATION IF EXISTS " + publication);
     }
   }
 

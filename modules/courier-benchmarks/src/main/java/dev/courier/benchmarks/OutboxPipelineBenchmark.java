@@ -88,7 +88,7 @@ public final class OutboxPipelineBenchmark {
                   warmUp ->
                       events
                           / OutboxBaselines.rawPgoutput(
-                              db, events, OutboxBaselines.Pacing.FULL_SPEED, ms -> {}))
+                              db, events, OutboxWrites.Pacing.FULL_SPEED, ms -> {}))
               .variant(
                   DEBEZIUM, warmUp -> events / OutboxBaselines.debeziumAlone(kafka, db, events))
               .variant(
@@ -184,7 +184,7 @@ public final class OutboxPipelineBenchmark {
       OutboxBaselines.rawPgoutput(
           db,
           warmUp ? PACED_RATE * 3 : pacedEvents,
-          OutboxBaselines.Pacing.paced(PACED_RATE),
+          OutboxWrites.Pacing.paced(PACED_RATE),
           decode::add);
       if (!warmUp) {
         l.ackP50.add(relay[0]);
@@ -227,7 +227,7 @@ public final class OutboxPipelineBenchmark {
         return insertAndConsume(kafka, db, topic, events, writer.build(), requests);
       }
     } finally {
-      OutboxBaselines.dropSlot(db, settings);
+      PgoutputSlots.dropSlot(db, settings);
     }
   }
 
@@ -254,7 +254,7 @@ public final class OutboxPipelineBenchmark {
       consumer.seekToEnd(consumer.assignment());
       consumer.assignment().forEach(consumer::position);
       long started = System.nanoTime();
-      OutboxBaselines.writeEvents(db.dataSource(), writer, events, requests);
+      OutboxWrites.writeEvents(db.dataSource(), writer, events, requests);
       long received = 0;
       while (received < events) {
         received += consumer.poll(Duration.ofMillis(100)).count();
@@ -295,7 +295,7 @@ public final class OutboxPipelineBenchmark {
       double[] captured = Histograms.percentiles(captureBefore, capture.takeSnapshot(), 0.5, 0.99);
       return new double[] {acked[0], acked[1], captured[0], captured[1]};
     } finally {
-      OutboxBaselines.dropSlot(db, settings);
+      PgoutputSlots.dropSlot(db, settings);
     }
   }
 
@@ -303,7 +303,7 @@ public final class OutboxPipelineBenchmark {
   private static void fixedLoad(TestDatabase db, Duration duration, Timer ack, long before)
       throws Exception {
     int expected = (int) (PACED_RATE * duration.toSeconds());
-    OutboxBaselines.writePaced(db.dataSource(), expected, PACED_RATE);
+    OutboxWrites.writePaced(db.dataSource(), expected, PACED_RATE);
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (ack.count() < before + expected && System.nanoTime() < deadline) {
       // Polling the relay's timer; the interval bounds the CPU the harness takes from it.
@@ -345,7 +345,7 @@ public final class OutboxPipelineBenchmark {
             heap.peakMiB());
       }
     } finally {
-      OutboxBaselines.dropSlot(db, settings);
+      PgoutputSlots.dropSlot(db, settings);
     }
   }
 

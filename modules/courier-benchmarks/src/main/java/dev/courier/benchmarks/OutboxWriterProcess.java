@@ -48,9 +48,9 @@ public final class OutboxWriterProcess {
           args.length > 9 ? Integer.parseInt(args[9]) : 4,
           args.length > 10 && args[10].equals("async"));
     } else if (perSecond == 0) {
-      OutboxBaselines.writeEvents(db, writer, events);
+      OutboxWrites.writeEvents(db, writer, events);
     } else {
-      OutboxBaselines.writePaced(db, writer, events, perSecond);
+      OutboxWrites.writePaced(db, writer, events, perSecond);
     }
     System.out.println(DONE + " " + started + " " + System.currentTimeMillis());
   }

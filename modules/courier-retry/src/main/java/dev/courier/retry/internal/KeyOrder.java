@@ -5,19 +5,15 @@ import dev.courier.retry.OrderingOverflow;
 import dev.courier.retry.RetryTopics;
 import dev.courier.retry.WaitingOnDeadLetter;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -43,9 +39,6 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(KeyOrder.class);
 
-  /** How long a turn of the loop waits for a parked chain's dead letters before it goes on. */
-  private static final Duration PARK_ANSWER = Duration.ofSeconds(2);
-
   /** What key order needs of the ladder's settings. */
   public record Settings(
       WaitingOnDeadLetter onDeadLetter, OrderingOverflow overflow, String operationKeyHeader) {}
@@ -62,26 +55,11 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
   private final List<Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState>> refusedHeads =
       new ArrayList<>();
 
-  /**
-   * Chains whose waiting records go to the DLT as soon as they can be read, each with the record
-   * whose resolution parks them (its commit waits for the chain's tombstone).
-   */
-  private final Map<KeyChains.Chain, ConsumerRecord<byte[], byte[]>> toPark = new LinkedHashMap<>();
-
-  /**
-   * Parked chains whose dead letters are on their way: the chain goes (and its done mark is
-   * written) only once Kafka answered them, so a crash before then parks them again rather than
-   * losing them behind a mark.
-   */
-  private final Map<KeyChains.Chain, List<Future<RecordMetadata>>> parking = new LinkedHashMap<>();
-
-  /** How many of a parking chain's waiting records (the first ones, in order) were sent. */
-  private final Map<KeyChains.Chain, Integer> parked = new LinkedHashMap<>();
-
   /** Main-topic partitions whose blocked keys could not be read yet: not read until they are. */
   private final Set<TopicPartition> unrestored = new LinkedHashSet<>();
 
   private final ChainWrites writes;
+  private final ChainParking parking;
 
   public KeyOrder(
       KeyChains chains,
@@ -99,6 +77,8 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     this.metrics = metrics;
     this.clock = clock;
     this.writes = new ChainWrites(chains, publisher, topics, metrics);
+    this.parking =
+        new ChainParking(chains, store, publisher, topics, settings, metrics, clock, writes);
     publisher.refusals((record, state) -> refusedHeads.add(Map.entry(record, state)));
   }
 
@@ -217,8 +197,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
       chains.drain(c);
       write(c, record);
     } else {
-      toPark.put(c, record);
-      parkWaiting();
+      parking.park(c, record);
     }
   }
 
@@ -243,7 +222,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
         }
       }
     }
-    parkWaiting();
+    parking.parkWaiting();
   }
 
   /**
@@ -268,7 +247,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
   public List<Released> releasable() {
     List<Released> out = new ArrayList<>();
     for (KeyChains.Chain c : chains.draining()) {
-      lineUp(c).ifPresent(records -> out.add(new Released(c, records)));
+      parking.lineUp(c).ifPresent(records -> out.add(new Released(c, records)));
     }
     return out;
   }
@@ -312,9 +291,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
   public void forget(Collection<TopicPartition> partitions) {
     chains.forget(partitions);
     unrestored.removeAll(partitions);
-    toPark.keySet().removeIf(c -> partitions.contains(c.tp));
-    parking.keySet().removeIf(c -> partitions.contains(c.tp));
-    parked.keySet().removeIf(c -> partitions.contains(c.tp));
+    parking.forget(partitions);
     writes.forget(partitions);
   }
 
@@ -326,97 +303,6 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
   @Override
   public void close() {
     store.close();
-  }
-
-  private void parkWaiting() {
-    for (KeyChains.Chain c : List.copyOf(toPark.keySet())) {
-      Optional<List<ConsumerRecord<byte[], byte[]>>> records = lineUp(c);
-      if (records.isEmpty()) {
-        continue; // read again at the next turn
-      }
-      // Records that joined the wait while earlier dead letters were on their way follow too.
-      List<Future<RecordMetadata>> sent = parking.computeIfAbsent(c, k -> new ArrayList<>());
-      List<ConsumerRecord<byte[], byte[]>> rest =
-          records.get().subList(Math.min(sentCount(c), records.get().size()), records.get().size());
-      if (!rest.isEmpty()) {
-        sent.addAll(sendParked(c, rest));
-        parked.merge(c, rest.size(), Integer::sum);
-      }
-      if (!publisher.answered(sent, PARK_ANSWER)) {
-        continue; // asked again at the next turn
-      }
-      parking.remove(c);
-      parked.remove(c);
-      ConsumerRecord<byte[], byte[]> resolved = toPark.remove(c);
-      chains.park(c);
-      write(c, resolved);
-    }
-  }
-
-  private int sentCount(KeyChains.Chain c) {
-    return parked.getOrDefault(c, 0);
-  }
-
-  private List<Future<RecordMetadata>> sendParked(
-      KeyChains.Chain c, List<ConsumerRecord<byte[], byte[]>> records) {
-    String blocker = c.blocker();
-    Instant now = clock.instant();
-    List<Future<RecordMetadata>> sent = new ArrayList<>();
-    for (ConsumerRecord<byte[], byte[]> r : records) {
-      sent.add(
-          publisher.deadLetter(
-              r,
-              LadderState.of(r, settings.operationKeyHeader()),
-              Hop.Failure.behind(
-                  Decision.DeadLetter.WAITING_BEHIND,
-                  blocker,
-                  now,
-                  "not executed: it waited behind " + blocker + ", which went to the DLT"),
-              now));
-      metrics.parked(r);
-    }
-    LOG.warn(
-        "{} record(s) of key '{}' that waited behind {} follow it into {}",
-        records.size(),
-        c.key,
-        blocker,
-        topics.deadLetter());
-    return sent;
-  }
-
-  /** The chain's waiting records, read from the main topic where only their offsets are known. */
-  private Optional<List<ConsumerRecord<byte[], byte[]>>> lineUp(KeyChains.Chain c) {
-    List<Long> missing =
-        c.waiting.stream().filter(w -> w.record() == null).map(KeyChains.Waiting::offset).toList();
-    Map<Long, ConsumerRecord<byte[], byte[]>> read = Map.of();
-    if (!missing.isEmpty()) {
-      try {
-        read = store.fetch(c.tp, missing);
-      } catch (KafkaException e) {
-        LOG.warn("cannot read the records waiting behind {} yet: {}", c.blocker(), e.toString());
-        return Optional.empty();
-      }
-    }
-    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-    List<KeyChains.Waiting> kept = new ArrayList<>();
-    for (KeyChains.Waiting w : c.waiting) {
-      ConsumerRecord<byte[], byte[]> r = w.record() != null ? w.record() : read.get(w.offset());
-      if (r == null) {
-        metrics.lost.increment();
-        LOG.error(
-            "{}@{} waited behind key '{}' and is no longer in the topic (its retention removed it)",
-            c.tp,
-            w.offset(),
-            c.key);
-        continue;
-      }
-      records.add(r);
-      kept.add(new KeyChains.Waiting(w.offset(), r));
-    }
-    if (kept.size() != c.waiting.size() || !missing.isEmpty()) {
-      chains.replaceWaiting(c, kept);
-    }
-    return Optional.of(records);
   }
 
   private static TopicPartition mainPartition(LadderState state) {
