@@ -1,9 +1,7 @@
 package dev.courier.benchmarks;
 
 import dev.courier.cli.Courier;
-import dev.courier.outbox.OutboxEvent;
 import dev.courier.outbox.OutboxRelayConfig;
-import dev.courier.outbox.OutboxWriter;
 import dev.courier.testkit.FreePorts;
 import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaProcess;
@@ -18,22 +16,16 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * A seeded, randomized fault run for the outbox relay as deployed: two {@code courier relay}
@@ -56,7 +48,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  */
 public final class RelayFaultRun {
 
-  private static final int KEYS = 20;
   private static final Duration LEASE = Duration.ofSeconds(4);
 
   private final long seed;
@@ -66,10 +57,7 @@ public final class RelayFaultRun {
   private final List<String> events = new ArrayList<>();
   private final DeliveryLedger ledger = new DeliveryLedger();
 
-  /** The events written too large for Kafka, by event id: they belong in the dead letters. */
-  private final Map<String, String> oversized = new ConcurrentHashMap<>();
-
-  private final AtomicBoolean writeOversized = new AtomicBoolean();
+  private final RelayFaultLoad load;
   private final Map<String, List<Double>> recoveries = new TreeMap<>();
   private final WorkerProcess[] relays = new WorkerProcess[2];
   private final List<WorkerProcess> everyRelay = new ArrayList<>();
@@ -82,6 +70,7 @@ public final class RelayFaultRun {
     this.seconds = seconds;
     this.perSecond = perSecond;
     this.random = new Random(seed);
+    this.load = new RelayFaultLoad(ledger, random, perSecond);
   }
 
   public static void main(String[] args) throws Exception {
@@ -124,8 +113,8 @@ public final class RelayFaultRun {
         // Rows committed before the slot exists are not captured: write once the relay streams.
         awaitSlot(pg, settings.get(OutboxRelayConfig.SLOT_NAME));
         relays[1] = startRelay(1);
-        threads.submit(() -> consume(kafka, List.of(topic, prefix + ".outbox.dlt"), stop));
-        var writing = threads.submit(() -> write(pg, stop));
+        threads.submit(() -> load.consume(kafka, List.of(topic, prefix + ".outbox.dlt"), stop));
+        var writing = threads.submit(() -> load.write(pg, stop));
         long end = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
         while (System.nanoTime() < end) {
           // The next fault comes 3 to 8 s later; the schedule is the point of a fault run.
@@ -249,7 +238,7 @@ public final class RelayFaultRun {
         recoveries.computeIfAbsent(kind, k -> new ArrayList<>()).add(takeover);
       }
       default -> {
-        writeOversized.set(true);
+        load.writeOversizedNext();
         event("an event too large for Kafka", "refused by Kafka");
       }
     }
@@ -328,91 +317,5 @@ public final class RelayFaultRun {
     events.add(String.format(Locale.ROOT, "%.1fs %s", (System.nanoTime() - t0) / 1e9, what));
     ledger.faultUnderWay(kind);
     return kind;
-  }
-
-  /** Commits events at a steady rate; a commit that fails is not counted as committed. */
-  private void write(PostgresProcess pg, AtomicBoolean stop) {
-    long[] seq = new long[KEYS];
-    long interval = Duration.ofSeconds(1).toNanos() / perSecond;
-    long next = System.nanoTime();
-    OutboxWriter writer = OutboxWriter.create();
-    Connection c = null;
-    while (!stop.get()) {
-      int key = random.nextInt(KEYS);
-      long n = seq[key]++;
-      boolean tooLarge = writeOversized.getAndSet(false);
-      // Over max.request.size: Kafka refuses it for good, and the policy parks it.
-      String pad = tooLarge ? ",\"pad\":\"" + "x".repeat(1_100_000) + "\"" : "";
-      OutboxEvent event =
-          OutboxEvent.builder()
-              .aggregate("account", "k" + key)
-              .eventType("E")
-              .json("{\"key\":\"k" + key + "\"" + pad + ",\"seq\":" + n + "}")
-              .build();
-      try {
-        if (c == null) {
-          c = pg.dataSource("postgres").getConnection();
-          c.setAutoCommit(false);
-        }
-        writer.write(c, event);
-        c.commit();
-        if (tooLarge) {
-          oversized.put(event.eventId().toString(), "k" + key + ":" + n);
-        }
-        ledger.committed("k" + key, n);
-      } catch (SQLException e) {
-        close(c);
-        c = null; // PostgreSQL went away; the event may or may not be committed
-      }
-      next += interval;
-      long wait = next - System.nanoTime();
-      if (wait > 0) {
-        LockSupport.parkNanos(wait); // a steady commit rate is the point
-      } else if (c == null) {
-        LockSupport.parkNanos(Duration.ofMillis(100).toNanos()); // reconnecting
-        next = System.nanoTime();
-      }
-    }
-    close(c);
-  }
-
-  private static void close(Connection c) {
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException e) {
-        // gone with the server
-      }
-    }
-  }
-
-  /** Reads the events and the dead letters (keyed by event id) into the ledger. */
-  private void consume(KafkaProcess kafka, List<String> topics, AtomicBoolean stop) {
-    Map<String, Object> config = new HashMap<>(kafka.clientSettings("", ""));
-    config.put(ConsumerConfig.GROUP_ID_CONFIG, UniqueNames.group("faults"));
-    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      consumer.subscribe(topics);
-      while (!Thread.currentThread().isInterrupted()) {
-        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(100))) {
-          if (r.topic().equals(topics.get(1))) {
-            String id = oversized.get(r.key());
-            if (id != null) {
-              String[] parts = id.split(":");
-              ledger.parked(parts[0], Long.parseLong(parts[1]));
-            }
-            continue;
-          }
-          String v = r.value();
-          String key = v.substring(v.indexOf(":\"") + 2, v.indexOf("\","));
-          long seq = Long.parseLong(v.substring(v.lastIndexOf(':') + 1, v.length() - 1));
-          ledger.delivered(key, seq);
-        }
-      }
-    } catch (org.apache.kafka.common.errors.InterruptException e) {
-      // the run is over
-    }
   }
 }

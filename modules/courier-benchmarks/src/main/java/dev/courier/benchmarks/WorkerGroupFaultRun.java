@@ -1,24 +1,19 @@
 package dev.courier.benchmarks;
 
-import dev.courier.cli.Courier;
 import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
-import dev.courier.testkit.JvmWorker;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.KafkaProcess;
 import dev.courier.testkit.KeyOrderCheck;
 import dev.courier.testkit.PostgresProcess;
 import dev.courier.testkit.RecordingEndpoint;
-import dev.courier.testkit.SettingsFile;
 import dev.courier.testkit.UniqueNames;
-import dev.courier.testkit.WorkerProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -80,15 +75,10 @@ public final class WorkerGroupFaultRun {
   private final int perSecond;
   private final Random random;
   private final List<String> events = new ArrayList<>();
-  private final List<WorkerProcess> workers = new ArrayList<>();
-  private int started;
-  private int kills;
-  private int terms;
   private long t0;
-  private Path config;
   private String topic;
-  private Path cutOffConfig;
   private KafkaProcess broker;
+  private FaultWorkers workers;
 
   /** The fault under way, charged to each record produced from then on. */
   private volatile String fault = DeliveryLedger.NO_FAULT;
@@ -144,18 +134,18 @@ public final class WorkerGroupFaultRun {
       topic = UniqueNames.topic("faults");
       String group = UniqueNames.group("faults");
       kafka.createTopic(topic, PARTITIONS);
-      config = settings(kafka.bootstrapServers(), topic, group, endpoint.url());
-      cutOffConfig =
-          settings(
+      workers =
+          new FaultWorkers(
+              new FaultWorkers.Settings(topic, group, endpoint.url(), ordered),
+              kafka.bootstrapServers(),
               process.proxiedClientSettings().get("bootstrap.servers"),
-              topic,
-              group,
-              endpoint.url());
+              random,
+              this::event);
       ExecutorService input = Executors.newSingleThreadExecutor();
       t0 = System.nanoTime();
       try {
         for (int i = 0; i < 3; i++) {
-          join();
+          workers.join();
         }
         List<String> ladder = List.of(topic, topic + ".retry.1", topic + ".retry.2");
         // The workers create the tiers as they start; the drain below reads their lag.
@@ -167,8 +157,8 @@ public final class WorkerGroupFaultRun {
           chaos();
         }
         producing.get();
-        while (alive() < 2) {
-          join();
+        while (workers.alive() < 2) {
+          workers.join();
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (kafka.uncommitted(group, ladder) > 0 && System.nanoTime() < deadline) {
@@ -186,11 +176,7 @@ public final class WorkerGroupFaultRun {
         }
       } finally {
         input.shutdownNow();
-        for (WorkerProcess w : workers) {
-          if (w.isAlive()) {
-            w.terminate(Duration.ofSeconds(30));
-          }
-        }
+        workers.close();
       }
       Map<String, Long> dlt;
       List<String> deadKeys;
@@ -225,7 +211,7 @@ public final class WorkerGroupFaultRun {
               Locale.ROOT,
               "seed %d, %d s of input at %d records/s: records %d, handled %d, calls %d,"
                   + " duplicates %d, lost %d (target: 0, and duplicates only from SIGKILLs), DLT %s;"
-                  + " workers started %d, SIGKILLed %d, SIGTERMed %d",
+                  + " %s",
               seed,
               seconds,
               perSecond,
@@ -235,9 +221,7 @@ public final class WorkerGroupFaultRun {
               duplicates,
               lost,
               dlt,
-              started,
-              kills,
-              terms));
+              workers.counts()));
       List<String> perFault = new ArrayList<>();
       byFault.forEach(
           (kind, n) ->
@@ -324,26 +308,14 @@ public final class WorkerGroupFaultRun {
 
   private void chaos() {
     int roll = random.nextInt(14);
-    if (roll < 3 && alive() < MAX_WORKERS) {
-      join();
-    } else if (roll < 5 && alive() > 1) {
-      WorkerProcess w = pickAlive();
-      w.terminate(Duration.ofSeconds(60));
-      terms++;
-      event("SIGTERM " + w.pid(), "SIGTERM worker");
-    } else if (roll < 7 && alive() > 1) {
-      WorkerProcess w = pickAlive();
-      w.kill();
-      kills++;
-      event("SIGKILL " + w.pid(), "SIGKILL worker");
-    } else if (roll == 7 && alive() > 1) {
-      WorkerProcess w = pickAlive();
-      w.freeze();
-      event("SIGSTOP " + w.pid(), "frozen worker");
-      // Past kafka.session.timeout.ms (6 s): the group moves its partitions, then it wakes.
-      LockSupport.parkNanos(Duration.ofMillis(7_000 + random.nextInt(3_000)).toNanos());
-      w.thaw();
-      event("SIGCONT " + w.pid(), "frozen worker");
+    if (roll < 3 && workers.alive() < MAX_WORKERS) {
+      workers.join();
+    } else if (roll < 5 && workers.alive() > 1) {
+      workers.terminateOne();
+    } else if (roll < 7 && workers.alive() > 1) {
+      workers.killOne();
+    } else if (roll == 7 && workers.alive() > 1) {
+      workers.freezeOne();
     } else if (roll == 8) {
       broker.proxy().partition();
       event("workers behind the proxy cut off", "partitioned workers");
@@ -376,27 +348,6 @@ public final class WorkerGroupFaultRun {
     }
   }
 
-  private void join() {
-    // Every other worker reaches the broker through the proxy, so a partition cuts some off.
-    boolean cutOff = started % 2 == 1;
-    WorkerProcess w =
-        JvmWorker.of(Courier.class)
-            .name("worker-" + (++started))
-            .args("retry-worker", "--config", (cutOff ? cutOffConfig : config).toString())
-            .start();
-    workers.add(w);
-    event("join " + w.pid() + (cutOff ? " (behind the proxy)" : ""), null);
-  }
-
-  private WorkerProcess pickAlive() {
-    List<WorkerProcess> alive = workers.stream().filter(WorkerProcess::isAlive).toList();
-    return alive.get(random.nextInt(alive.size()));
-  }
-
-  private int alive() {
-    return (int) workers.stream().filter(WorkerProcess::isAlive).count();
-  }
-
   /** Logs the fault; records produced from now on are charged to {@code kind} when given. */
   private void event(String what, String kind) {
     events.add(String.format(Locale.ROOT, "%.1fs %s", (System.nanoTime() - t0) / 1e9, what));
@@ -425,28 +376,6 @@ public final class WorkerGroupFaultRun {
       }
       producer.flush();
     }
-  }
-
-  private Path settings(String bootstrap, String topic, String group, String url) {
-    Map<String, String> settings = new LinkedHashMap<>();
-    settings.put("bootstrap.servers", bootstrap);
-    settings.put("retry.group.id", group);
-    settings.put("retry.topic", topic);
-    settings.put("retry.max.attempts", "3");
-    if (ordered) {
-      settings.put("retry.ordering", "key");
-    }
-    settings.put("retry.backoff.type", "exponential");
-    settings.put("retry.backoff.initial.ms", "200");
-    settings.put("retry.backoff.max.ms", "2000");
-    settings.put("retry.budget.capacity", "1000");
-    settings.put("retry.budget.refill.per.second", "1000");
-    settings.put("retry.shutdown.timeout.ms", "5000");
-    settings.put("retry.worker.http.port", "0");
-    settings.put("retry.worker.target.url", url);
-    settings.put("kafka.session.timeout.ms", "6000");
-    settings.put("kafka.heartbeat.interval.ms", "1000");
-    return SettingsFile.write(settings);
   }
 
   private static void awaitTopics(KafkaBroker kafka, List<String> topics) throws Exception {

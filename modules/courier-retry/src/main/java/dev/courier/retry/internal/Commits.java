@@ -33,7 +33,7 @@ public final class Commits {
    */
   public interface BeforeCommit {
     /** Waits for every forward (a synchronous commit: revocation, close, the commit interval). */
-    List<LadderPublisher.Undelivered> awaitAll();
+    List<Undelivered> awaitAll();
 
     /** Without waiting (the commit after each poll): what is answered, and what is not yet. */
     LadderPublisher.Acks soFar();
@@ -293,8 +293,8 @@ public final class Commits {
     cap(beforeCommit.awaitAll());
   }
 
-  private void cap(List<LadderPublisher.Undelivered> undelivered) {
-    for (LadderPublisher.Undelivered u : undelivered) {
+  private void cap(List<Undelivered> undelivered) {
+    for (Undelivered u : undelivered) {
       caps.merge(u.source(), u.offset(), Math::min);
       pending.computeIfPresent(
           u.source(), (tp, o) -> o.offset() > u.offset() ? new OffsetAndMetadata(u.offset()) : o);

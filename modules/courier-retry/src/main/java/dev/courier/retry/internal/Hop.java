@@ -148,4 +148,21 @@ public final class Hop {
   private static void put(Headers headers, String name, String value) {
     headers.add(name, value.getBytes(StandardCharsets.UTF_8));
   }
+
+  /** The letter without the value that made it too large; its size goes in a header. */
+  public static ProducerRecord<byte[], byte[]> withoutValue(
+      ProducerRecord<byte[], byte[]> letter, ConsumerRecord<byte[], byte[]> record) {
+    ProducerRecord<byte[], byte[]> bare =
+        new ProducerRecord<>(
+            letter.topic(),
+            letter.partition(),
+            letter.timestamp(),
+            letter.key(),
+            null,
+            letter.headers());
+    int size = record.value() == null ? 0 : record.value().length;
+    bare.headers()
+        .add(CourierHeaders.PAYLOAD_OMITTED, String.valueOf(size).getBytes(StandardCharsets.UTF_8));
+    return bare;
+  }
 }

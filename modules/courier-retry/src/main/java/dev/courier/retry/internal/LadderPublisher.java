@@ -1,11 +1,9 @@
 package dev.courier.retry.internal;
 
-import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
 import dev.courier.retry.Decision;
 import dev.courier.retry.RetryTopics;
 import io.opentelemetry.context.Scope;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -46,21 +44,6 @@ public final class LadderPublisher implements AutoCloseable {
 
   /** How long parking a refused forward in the DLT may take before the record is left undone. */
   private static final Duration PARK_TIMEOUT = Duration.ofSeconds(30);
-
-  /** A forward that was neither delivered nor parked: its record is not done. */
-  public record Undelivered(TopicPartition source, long offset, String target, Throwable cause) {
-    public String describe() {
-      return "cannot forward "
-          + source
-          + "@"
-          + offset
-          + " to "
-          + target
-          + " ("
-          + cause
-          + "); it is not committed and comes again";
-    }
-  }
 
   /**
    * A forward, or a write of a blocked key's state ({@code failure} null, {@code lost} what to do
@@ -357,7 +340,7 @@ public final class LadderPublisher implements AutoCloseable {
     ProducerRecord<byte[], byte[]> letter =
         hop(f.record(), f.state(), topics.deadLetter(), parked, f.at());
     if (cause instanceof RecordTooLargeException || f.target().equals(topics.deadLetter())) {
-      letter = withoutValue(letter, f.record());
+      letter = Hop.withoutValue(letter, f.record());
     }
     try {
       producer.send(letter).get(PARK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -383,23 +366,6 @@ public final class LadderPublisher implements AutoCloseable {
         Decision.DeadLetter.FORWARD_REFUSED,
         message);
     return null;
-  }
-
-  /** The letter without the value that made it too large; its size goes in a header. */
-  private static ProducerRecord<byte[], byte[]> withoutValue(
-      ProducerRecord<byte[], byte[]> letter, ConsumerRecord<byte[], byte[]> record) {
-    ProducerRecord<byte[], byte[]> bare =
-        new ProducerRecord<>(
-            letter.topic(),
-            letter.partition(),
-            letter.timestamp(),
-            letter.key(),
-            null,
-            letter.headers());
-    int size = record.value() == null ? 0 : record.value().length;
-    bare.headers()
-        .add(CourierHeaders.PAYLOAD_OMITTED, String.valueOf(size).getBytes(StandardCharsets.UTF_8));
-    return bare;
   }
 
   private static Undelivered undelivered(Forward f, Throwable cause) {

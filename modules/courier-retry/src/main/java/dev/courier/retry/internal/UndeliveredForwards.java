@@ -73,7 +73,7 @@ final class UndeliveredForwards implements Commits.BeforeCommit {
   }
 
   @Override
-  public List<LadderPublisher.Undelivered> awaitAll() {
+  public List<Undelivered> awaitAll() {
     if (order != null) {
       order.writeChanged();
     }
@@ -99,13 +99,13 @@ final class UndeliveredForwards implements Commits.BeforeCommit {
     }
   }
 
-  private List<LadderPublisher.Undelivered> readAgain(List<LadderPublisher.Undelivered> failed) {
+  private List<Undelivered> readAgain(List<Undelivered> failed) {
     if (failed.isEmpty()) {
       holdBack = FIRST_HOLD_BACK;
       return failed;
     }
     Set<TopicPartition> owned = consumer.assignment();
-    for (LadderPublisher.Undelivered u : failed) {
+    for (Undelivered u : failed) {
       LOG.warn("{}", u.describe());
       undelivered = u.describe();
       undeliveredAt = clock.instant();
