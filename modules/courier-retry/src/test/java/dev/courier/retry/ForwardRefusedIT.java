@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -91,18 +92,7 @@ class ForwardRefusedIT {
       kafka.createTopic(topic, 1);
       kafka.createTopic(topic + ".retry.1", 1);
       kafka.createTopic(topic + ".dlt", 1);
-      kafka.addUser("worker", "worker-secret");
-      // Read and describe everything of the ladder (and create: the worker creates what is
-      // missing at start), but write only the DLT: the forward to tier 1 is refused.
-      kafka.allow(
-          "worker",
-          ResourceType.TOPIC,
-          topic,
-          AclOperation.READ,
-          AclOperation.DESCRIBE,
-          AclOperation.CREATE);
-      kafka.allow("worker", ResourceType.TOPIC, topic + ".dlt", AclOperation.WRITE);
-      kafka.allow("worker", ResourceType.GROUP, group, AclOperation.READ);
+      allowAllButTierWrites(kafka, topic, group);
       Map<String, Object> superUser =
           LadderTestSettings.prefixed(kafka.clientSettings("admin", "admin-secret"));
       Map<String, Object> producer =
@@ -127,6 +117,86 @@ class ForwardRefusedIT {
     }
   }
 
+  /**
+   * With key order, a head whose forward to tier 1 is refused while the worker closes: the close's
+   * commit waits for the head's key to be resolved (its waiting records parked, or the key freed),
+   * so the next consumer of the group finds no key blocked by a head that no tier brings back.
+   */
+  @Test
+  void aRefusedHeadFoundByACloseIsResolvedBeforeItsCommit(TestDatabase db) throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.scram().start()) {
+      String topic = UniqueNames.topic("acl-order");
+      String group = UniqueNames.group("acl-order");
+      kafka.createTopic(topic, 1);
+      allowAllButTierWrites(kafka, topic, group);
+      Map<String, Object> superUser =
+          LadderTestSettings.prefixed(kafka.clientSettings("admin", "admin-secret"));
+      Map<String, Object> producer =
+          new HashMap<String, Object>(kafka.clientSettings("admin", "admin-secret"));
+      for (String op : List.of("op-1", "op-2", "op-3")) {
+        send(producer, topic, "acc", op, 10);
+      }
+      Map<String, Object> settings =
+          LadderTestSettings.of(
+              LadderTestSettings.prefixed(kafka.clientSettings("worker", "worker-secret")),
+              topic,
+              group);
+      settings.put(RetryConfig.ORDERING, "key");
+
+      // Closed once op-1 failed: its forward to tier 1 is answered (refused) during the close.
+      Running.until(consumer(settings), x -> calls.containsKey("op-1"), TIMEOUT);
+      Running.until(consumer(settings), x -> accounted(superUser, db, topic), TIMEOUT);
+
+      assertThat(calls.get("op-1")).as("refused, not called again").hasValue(1);
+      assertThat(
+              kafka
+                  .admin()
+                  .listConsumerGroupOffsets(group)
+                  .partitionsToOffsetAndMetadata()
+                  .get(30, TimeUnit.SECONDS)
+                  .get(new TopicPartition(topic, 0))
+                  .offset())
+          .as("past all three, each done or parked")
+          .isEqualTo(3);
+      List<DltRecord> dead = dlt(superUser, db, topic);
+      assertThat(dead.get(0).operationKey()).contains("op-1");
+      assertThat(dead.get(0).reason()).isEqualTo("forward-refused");
+    }
+  }
+
+  /** op-2 and op-3 each handled, or parked behind op-1 (which is in the DLT). */
+  private boolean accounted(Map<String, Object> clients, TestDatabase db, String topic) {
+    List<DltRecord> dead = dlt(clients, db, topic);
+    return List.of("op-2", "op-3").stream()
+        .allMatch(
+            op ->
+                calls.containsKey(op)
+                    || dead.stream()
+                        .anyMatch(
+                            d ->
+                                d.operationKey().orElse("").equals(op)
+                                    && d.reason().equals("waiting-behind")));
+  }
+
+  /**
+   * User {@code worker} reads and describes everything of the ladder (and creates: the worker
+   * creates what is missing at start), but writes only the DLT and key order's state: a forward to
+   * tier 1 is refused.
+   */
+  private static void allowAllButTierWrites(KafkaProcess kafka, String topic, String group) {
+    kafka.addUser("worker", "worker-secret");
+    kafka.allow(
+        "worker",
+        ResourceType.TOPIC,
+        topic,
+        AclOperation.READ,
+        AclOperation.DESCRIBE,
+        AclOperation.CREATE);
+    kafka.allow("worker", ResourceType.TOPIC, topic + ".dlt", AclOperation.WRITE);
+    kafka.allow("worker", ResourceType.TOPIC, topic + ".retry.blocked", AclOperation.WRITE);
+    kafka.allow("worker", ResourceType.GROUP, group, AclOperation.READ);
+  }
+
   private RetryingConsumer<String, String> consumer(Map<String, Object> settings) {
     return RetryingConsumer.builder(settings, new StringDeserializer(), new StringDeserializer())
         .handler(
@@ -143,6 +213,12 @@ class ForwardRefusedIT {
 
   private static void send(Map<String, Object> producerConfig, String topic, String op, int size)
       throws Exception {
+    send(producerConfig, topic, op, op, size);
+  }
+
+  private static void send(
+      Map<String, Object> producerConfig, String topic, String key, String op, int size)
+      throws Exception {
     Map<String, Object> config = new HashMap<>(producerConfig);
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
@@ -150,7 +226,7 @@ class ForwardRefusedIT {
           new ProducerRecord<>(
               topic,
               0,
-              op.getBytes(StandardCharsets.UTF_8),
+              key.getBytes(StandardCharsets.UTF_8),
               "x".repeat(size).getBytes(StandardCharsets.UTF_8));
       r.headers().add(CourierHeaders.ID, op.getBytes(StandardCharsets.UTF_8));
       producer.send(r).get(30, TimeUnit.SECONDS);

@@ -174,6 +174,11 @@ final class ChainParking {
     return Optional.of(records);
   }
 
+  /** The records whose resolution parks a chain's waiting records, while those are not parked. */
+  Collection<ConsumerRecord<byte[], byte[]>> heads() {
+    return toPark.values();
+  }
+
   /** Partitions revoked or lost: their parking is their next owner's, who reads it back. */
   void forget(Collection<TopicPartition> partitions) {
     toPark.keySet().removeIf(c -> partitions.contains(c.tp));

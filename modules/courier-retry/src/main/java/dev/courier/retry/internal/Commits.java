@@ -28,12 +28,16 @@ import org.slf4j.LoggerFactory;
 public final class Commits {
 
   /**
-   * Asked before every commit: the forwards of what is committed must be acknowledged first, and no
-   * offset goes past a record whose forward was neither delivered nor parked.
+   * Asked before every commit: the forwards of what is committed must be acknowledged first, no
+   * offset goes past a record whose forward was neither delivered nor parked, and none reaches a
+   * record held back (a head whose key's state is not written yet).
    */
   public interface BeforeCommit {
-    /** Waits for every forward (a synchronous commit: revocation, close, the commit interval). */
-    List<Undelivered> awaitAll();
+    /**
+     * Waits for every forward (a synchronous commit: revocation, close, the commit interval); what
+     * is still held back after that is in {@link LadderPublisher.Acks#unacknowledged()}.
+     */
+    LadderPublisher.Acks awaitAll();
 
     /** Without waiting (the commit after each poll): what is answered, and what is not yet. */
     LadderPublisher.Acks soFar();
@@ -122,9 +126,11 @@ public final class Commits {
 
   /** Commits every pending offset and waits for the answer. */
   public void commit() {
-    capAtUndelivered();
+    Map<TopicPartition, Long> held = settleForwards();
     if (!pending.isEmpty()) {
-      attempt(Map.copyOf(pending));
+      Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+      pending.forEach((tp, o) -> offsets.put(tp, heldBack(o, held.get(tp))));
+      attempt(offsets);
     }
   }
 
@@ -146,11 +152,7 @@ public final class Commits {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     pending.forEach(
         (tp, o) -> {
-          Long travelling = acks.unacknowledged().get(tp);
-          OffsetAndMetadata now =
-              travelling == null || travelling >= o.offset()
-                  ? o
-                  : new OffsetAndMetadata(travelling);
+          OffsetAndMetadata now = heldBack(o, acks.unacknowledged().get(tp));
           OffsetAndMetadata before = asked.get(tp);
           // A held-back offset asked for already is not asked again, nor one below it: a record
           // released from behind its key is below what is committed, and its forward must not
@@ -213,13 +215,13 @@ public final class Commits {
    * courier_retry_commit_failures_total}).
    */
   public void commitRevoked(Collection<TopicPartition> partitions) {
-    capAtUndelivered();
+    Map<TopicPartition, Long> held = settleForwards();
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     partitions.forEach(
         tp -> {
           OffsetAndMetadata o = pending.get(tp);
           if (o != null) {
-            offsets.put(tp, o);
+            offsets.put(tp, heldBack(o, held.get(tp)));
           }
         });
     Instant giveUp = clock.instant().plus(limits.revocation());
@@ -288,9 +290,24 @@ public final class Commits {
     }
   }
 
-  /** No pending offset goes past a record whose forward was neither delivered nor parked. */
-  private void capAtUndelivered() {
-    cap(beforeCommit.awaitAll());
+  /**
+   * Waits for every forward: no pending offset goes past a record whose forward was neither
+   * delivered nor parked.
+   *
+   * @return per partition, the earliest record still held back (its offset is committed at most)
+   */
+  private Map<TopicPartition, Long> settleForwards() {
+    LadderPublisher.Acks acks = beforeCommit.awaitAll();
+    cap(acks.undelivered());
+    return acks.unacknowledged();
+  }
+
+  /**
+   * The pending offset, or the held-back record's when it is earlier: committed only up to it, the
+   * pending offset stays for a later commit.
+   */
+  private static OffsetAndMetadata heldBack(OffsetAndMetadata pending, Long held) {
+    return held == null || held >= pending.offset() ? pending : new OffsetAndMetadata(held);
   }
 
   private void cap(List<Undelivered> undelivered) {

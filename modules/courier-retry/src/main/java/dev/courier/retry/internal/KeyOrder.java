@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -209,20 +210,54 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     if (!unrestored.isEmpty()) {
       assigned(List.copyOf(unrestored));
     }
-    if (!refusedHeads.isEmpty()) {
-      List<Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState>> refused =
-          List.copyOf(refusedHeads);
-      refusedHeads.clear();
-      for (Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState> e : refused) {
-        ConsumerRecord<byte[], byte[]> r = e.getKey();
-        if (r.key() != null) {
-          chains
-              .headed(mainPartition(e.getValue()), r.key(), e.getValue().originalOffset())
-              .ifPresent(c -> headDeadLettered(c, r));
-        }
+    resolveRefused();
+    parking.parkWaiting();
+  }
+
+  /**
+   * Resolves the heads whose forward to a tier was parked in the DLT instead, as heads that went to
+   * the DLT: their keys drain, or what waits behind them is parked.
+   *
+   * @return whether there were any
+   */
+  public boolean resolveRefused() {
+    if (refusedHeads.isEmpty()) {
+      return false;
+    }
+    List<Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState>> refused =
+        List.copyOf(refusedHeads);
+    refusedHeads.clear();
+    for (Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState> e : refused) {
+      ConsumerRecord<byte[], byte[]> r = e.getKey();
+      if (r.key() != null) {
+        chains
+            .headed(mainPartition(e.getValue()), r.key(), e.getValue().originalOffset())
+            .ifPresent(c -> headDeadLettered(c, r));
       }
     }
-    parking.parkWaiting();
+    return true;
+  }
+
+  /**
+   * Per partition, the earliest record whose key's resolution is not written yet: a head whose
+   * forward to a tier was parked instead, not resolved yet, or a head in the DLT whose waiting
+   * records are not all parked yet. Nothing at or past it may be committed: the key's state still
+   * says it waits behind that head, and a next owner of the key (after a rebalance or a crash)
+   * would wait for a head that no tier brings back. Read again instead, the head is handled again.
+   */
+  public Map<TopicPartition, Long> unresolved() {
+    Map<TopicPartition, Long> held = new HashMap<>();
+    for (Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState> e : refusedHeads) {
+      hold(held, e.getKey());
+    }
+    parking.heads().forEach(r -> hold(held, r));
+    return held;
+  }
+
+  private static void hold(Map<TopicPartition, Long> held, ConsumerRecord<byte[], byte[]> r) {
+    if (r.key() != null) {
+      held.merge(new TopicPartition(r.topic(), r.partition()), r.offset(), Math::min);
+    }
   }
 
   /**

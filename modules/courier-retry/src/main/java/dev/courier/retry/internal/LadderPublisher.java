@@ -211,7 +211,8 @@ public final class LadderPublisher implements AutoCloseable {
    * @param undelivered forwards that were neither delivered nor parked: no offset may be committed
    *     past their records
    * @param unacknowledged per source partition, the earliest record whose forward is still on its
-   *     way
+   *     way (or, with key order, whose key's resolution is not written yet: {@link
+   *     KeyOrder#unresolved()})
    */
   public record Acks(List<Undelivered> undelivered, Map<TopicPartition, Long> unacknowledged) {}
 

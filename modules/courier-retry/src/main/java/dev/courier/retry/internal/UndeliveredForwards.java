@@ -3,6 +3,7 @@ package dev.courier.retry.internal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,21 +74,35 @@ final class UndeliveredForwards implements Commits.BeforeCommit {
   }
 
   @Override
-  public List<Undelivered> awaitAll() {
-    if (order != null) {
-      order.writeChanged();
+  public LadderPublisher.Acks awaitAll() {
+    if (order == null) {
+      return new LadderPublisher.Acks(readAgain(publisher.awaitAcknowledged()), Map.of());
     }
-    return readAgain(publisher.awaitAcknowledged());
+    order.writeChanged();
+    List<Undelivered> undelivered = new ArrayList<>(readAgain(publisher.awaitAcknowledged()));
+    // Refusals the wait found are resolved now, not at the loop's next turn: a revocation or a
+    // close comes next, and their heads' commits wait for their keys' state.
+    if (order.resolveRefused()) {
+      order.writeChanged();
+      undelivered.addAll(readAgain(publisher.awaitAcknowledged()));
+    }
+    return new LadderPublisher.Acks(undelivered, order.unresolved());
   }
 
   @Override
   public LadderPublisher.Acks soFar() {
-    if (order != null) {
-      order.writeChanged();
+    if (order == null) {
+      LadderPublisher.Acks acks = publisher.acknowledgedSoFar();
+      readAgain(acks.undelivered());
+      return acks;
     }
+    order.writeChanged();
     LadderPublisher.Acks acks = publisher.acknowledgedSoFar();
     readAgain(acks.undelivered());
-    return acks;
+    // A refusal found now is resolved at the loop's next turn; its head's commit waits until then.
+    Map<TopicPartition, Long> held = new HashMap<>(acks.unacknowledged());
+    order.unresolved().forEach((tp, offset) -> held.merge(tp, offset, Math::min));
+    return new LadderPublisher.Acks(acks.undelivered(), held);
   }
 
   @Override
