@@ -5,6 +5,7 @@ import dev.courier.core.ClientSettings;
 import dev.courier.core.CourierHeaders;
 import dev.courier.core.RenamedKey;
 import dev.courier.core.internal.RenamedKeys;
+import dev.courier.retry.internal.CoPartitioning;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -300,7 +301,7 @@ public final class RetryConfig extends AbstractConfig {
               + "): a rebalance waits for the call in flight at most that long");
     }
     if (ordering() == RetryOrdering.KEY) {
-      requireCoPartitioning(clients.consumer());
+      CoPartitioning.require(clients.consumer());
     }
     if (getLong(BACKOFF_MAX_MS) < getLong(BACKOFF_INITIAL_MS)) {
       throw new ConfigException(
@@ -311,47 +312,6 @@ public final class RetryConfig extends AbstractConfig {
           TOPIC_RETENTION_MS,
           getLong(TOPIC_RETENTION_MS),
           "must exceed " + BACKOFF_MAX_MS + " or delayed records expire before they are due");
-    }
-  }
-
-  /**
-   * Key order needs a partition of the main topic and the same partition of every tier on one
-   * member, so the record that fails and the records waiting behind it are settled by the same
-   * member: the range assignors give that to topics with one partition count, the sticky and
-   * uniform ones do not.
-   */
-  private static void requireCoPartitioning(Map<String, Object> consumer) {
-    String protocol = String.valueOf(consumer.getOrDefault("group.protocol", "classic")).trim();
-    if (protocol.equalsIgnoreCase("consumer")) {
-      Object remote = consumer.get("group.remote.assignor");
-      if (remote != null && !String.valueOf(remote).trim().equalsIgnoreCase("range")) {
-        throw new ConfigException(
-            "kafka.group.remote.assignor",
-            remote,
-            "must be 'range' with "
-                + ORDERING
-                + "=key (the tiers' partitions must stay with the"
-                + " main topic's)");
-      }
-      return;
-    }
-    Object strategy = consumer.get(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG);
-    if (strategy != null) {
-      // Every member must offer only the range assignor, or the group may settle on another.
-      boolean onlyRange =
-          java.util.Arrays.stream(
-                  String.valueOf(strategy).replaceAll("[\\[\\]]|class ", "").split(","))
-              .map(String::trim)
-              .filter(v -> !v.isEmpty())
-              .allMatch(v -> v.endsWith(".RangeAssignor"));
-      if (!onlyRange) {
-        throw new ConfigException(
-            "kafka." + ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-            strategy,
-            "must be org.apache.kafka.clients.consumer.RangeAssignor with "
-                + ORDERING
-                + "=key (the tiers' partitions must stay with the main topic's)");
-      }
     }
   }
 

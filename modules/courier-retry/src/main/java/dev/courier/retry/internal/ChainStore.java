@@ -50,7 +50,7 @@ public final class ChainStore implements AutoCloseable {
     reader.assign(List.of(state));
     reader.seekToBeginning(List.of(state));
     long end = reader.endOffsets(List.of(state), timeout).get(state);
-    Map<KeyChains.Key, byte[][]> last = new LinkedHashMap<>();
+    Map<ChainKey, byte[][]> last = new LinkedHashMap<>();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (reader.position(state, timeout) < end) {
       if (System.nanoTime() > deadline) {
@@ -60,7 +60,7 @@ public final class ChainStore implements AutoCloseable {
         if (r.key() == null || ChainRecords.partitionOf(r.key()) != mainTp.partition()) {
           continue;
         }
-        KeyChains.Key key = new KeyChains.Key(ChainRecords.recordKeyOf(r.key()));
+        ChainKey key = new ChainKey(ChainRecords.recordKeyOf(r.key()));
         if (r.value() == null) {
           last.remove(key);
         } else {

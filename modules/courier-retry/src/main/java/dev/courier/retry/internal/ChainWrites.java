@@ -27,8 +27,7 @@ final class ChainWrites {
    * many records waiting costs one write per commit and not one per record.
    */
   private final Map<
-          Map.Entry<TopicPartition, KeyChains.Key>,
-          Map<TopicPartition, ConsumerRecord<byte[], byte[]>>>
+          Map.Entry<TopicPartition, ChainKey>, Map<TopicPartition, ConsumerRecord<byte[], byte[]>>>
       dirty = new LinkedHashMap<>();
 
   ChainWrites(
@@ -57,7 +56,7 @@ final class ChainWrites {
     dirty.clear();
     for (var e : changed) {
       TopicPartition tp = e.getKey().getKey();
-      KeyChains.Key key = e.getKey().getValue();
+      ChainKey key = e.getKey().getValue();
       metrics.writes.increment();
       publisher.writeState(
           topics.blocked(),
@@ -97,12 +96,12 @@ final class ChainWrites {
     dirty.keySet().removeIf(e -> partitions.contains(e.getKey()));
   }
 
-  private void tombstone(TopicPartition tp, KeyChains.Key key) {
+  private void tombstone(TopicPartition tp, ChainKey key) {
     dirty.putIfAbsent(Map.entry(tp, key), new LinkedHashMap<>());
   }
 
   /** The key's state: its chain, its done mark, or a tombstone. */
-  private byte[] state(TopicPartition tp, KeyChains.Key key) {
+  private byte[] state(TopicPartition tp, ChainKey key) {
     Optional<KeyChains.Chain> c = chains.chain(tp, key.bytes());
     if (c.isPresent()) {
       return ChainRecords.value(c.get());

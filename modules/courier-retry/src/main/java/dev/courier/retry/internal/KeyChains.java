@@ -3,7 +3,6 @@ package dev.courier.retry.internal;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -20,44 +19,6 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class KeyChains {
 
-  /** What a main-topic record of a key needs, given the key's chain. */
-  public enum Admission {
-    /** Its key is not blocked: it is handled as usual. */
-    FREE,
-    /** Its key is blocked: it waits behind the key's records, in order, without a call. */
-    WAIT,
-    /**
-     * Read again (after a restart or a forward that was not made): the chain already holds it, or
-     * it is before the key's head and was done.
-     */
-    SEEN,
-    /** The partition has {@code retry.ordering.max.blocked.keys}: it is not read for now. */
-    FULL,
-    /**
-     * Its key is blocked and the partition has {@code retry.ordering.max.waiting.records} waiting:
-     * {@code retry.ordering.overflow} says what happens.
-     */
-    OVERFLOW
-  }
-
-  /** A record key as a map key. */
-  public record Key(byte[] bytes) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Key k && Arrays.equals(bytes, k.bytes);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(bytes);
-    }
-
-    @Override
-    public String toString() {
-      return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
-    }
-  }
-
   /**
    * A record waiting behind its key's head: its main-topic offset, and the record itself unless the
    * chain was restored from Kafka (then it is read again from the main topic when its turn comes).
@@ -67,7 +28,7 @@ public final class KeyChains {
   /** One blocked key of one partition. */
   public static final class Chain {
     final TopicPartition tp;
-    final Key key;
+    final ChainKey key;
     final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
 
     /** The main-topic offset of the key's record in the ladder; -1 while the key drains. */
@@ -79,7 +40,7 @@ public final class KeyChains {
     /** When the key was blocked. */
     final Instant since;
 
-    Chain(TopicPartition tp, Key key, long head, long seen, Instant since) {
+    Chain(TopicPartition tp, ChainKey key, long head, long seen, Instant since) {
       this.tp = tp;
       this.key = key;
       this.head = head;
@@ -91,7 +52,7 @@ public final class KeyChains {
       return tp;
     }
 
-    public Key key() {
+    public ChainKey key() {
       return key;
     }
 
@@ -125,7 +86,7 @@ public final class KeyChains {
 
   private final int maxKeys;
   private final int maxWaiting;
-  private final Map<TopicPartition, Map<Key, Chain>> chains = new HashMap<>();
+  private final Map<TopicPartition, Map<ChainKey, Chain>> chains = new HashMap<>();
   private final Map<TopicPartition, Integer> waitingCounts = new HashMap<>();
 
   /**
@@ -134,7 +95,7 @@ public final class KeyChains {
    * commit that did not happen) was handled, parked or waited already and must not be called.
    * Written to Kafka as the key's state in place of a tombstone, so the next owner knows it too.
    */
-  private final Map<TopicPartition, Map<Key, Long>> done = new HashMap<>();
+  private final Map<TopicPartition, Map<ChainKey, Long>> done = new HashMap<>();
 
   public KeyChains(int maxKeys, int maxWaiting) {
     this.maxKeys = maxKeys;
@@ -145,34 +106,34 @@ public final class KeyChains {
     if (key == null) {
       return Optional.empty();
     }
-    Map<Key, Chain> of = chains.get(tp);
-    return of == null ? Optional.empty() : Optional.ofNullable(of.get(new Key(key)));
+    Map<ChainKey, Chain> of = chains.get(tp);
+    return of == null ? Optional.empty() : Optional.ofNullable(of.get(new ChainKey(key)));
   }
 
   /** Whether a main-topic record may be handled, must wait, was seen, or meets a bound. */
-  public Admission admit(TopicPartition tp, byte[] key, long offset) {
+  public KeyAdmission admit(TopicPartition tp, byte[] key, long offset) {
     if (key == null) {
-      return Admission.FREE; // nothing can wait on a null key: such records are never held
+      return KeyAdmission.FREE; // nothing can wait on a null key: such records are never held
     }
     // Every main-topic record comes here: the key is wrapped and each map read once.
-    Key k = new Key(key);
-    Map<Key, Chain> of = chains.get(tp);
+    ChainKey k = new ChainKey(key);
+    Map<ChainKey, Chain> of = chains.get(tp);
     Chain c = of == null ? null : of.get(k);
     if (c == null) {
-      Map<Key, Long> doneOf = done.get(tp);
+      Map<ChainKey, Long> doneOf = done.get(tp);
       Long handled = doneOf == null ? null : doneOf.get(k);
       if (handled != null && offset <= handled) {
-        return Admission.SEEN;
+        return KeyAdmission.SEEN;
       }
-      return blockedKeys(tp) >= maxKeys ? Admission.FULL : Admission.FREE;
+      return blockedKeys(tp) >= maxKeys ? KeyAdmission.FULL : KeyAdmission.FREE;
     }
     if (offset == c.head) {
-      return Admission.FREE; // the head itself, read again: it is handled (and forwarded) again
+      return KeyAdmission.FREE; // the head itself, read again: it is handled (and forwarded) again
     }
     if (offset <= c.seen) {
-      return Admission.SEEN;
+      return KeyAdmission.SEEN;
     }
-    return waitingRecords(tp) >= maxWaiting ? Admission.OVERFLOW : Admission.WAIT;
+    return waitingRecords(tp) >= maxWaiting ? KeyAdmission.OVERFLOW : KeyAdmission.WAIT;
   }
 
   /**
@@ -185,7 +146,7 @@ public final class KeyChains {
         chain(tp, record.key())
             .orElseGet(
                 () -> {
-                  Chain fresh = new Chain(tp, new Key(record.key()), -1, record.offset(), now);
+                  Chain fresh = new Chain(tp, new ChainKey(record.key()), -1, record.offset(), now);
                   chains.computeIfAbsent(tp, t -> new HashMap<>()).put(fresh.key, fresh);
                   forgetDone(fresh);
                   return fresh;
@@ -212,7 +173,7 @@ public final class KeyChains {
       c.seen = Math.max(c.seen, offset);
       return c;
     }
-    Chain c = new Chain(tp, new Key(key), offset, offset, now);
+    Chain c = new Chain(tp, new ChainKey(key), offset, offset, now);
     chains.computeIfAbsent(tp, t -> new HashMap<>()).put(c.key, c);
     forgetDone(c);
     return c;
@@ -220,7 +181,7 @@ public final class KeyChains {
 
   /** The new chain holds everything the key's done mark did. */
   private void forgetDone(Chain c) {
-    Map<Key, Long> of = done.get(c.tp);
+    Map<ChainKey, Long> of = done.get(c.tp);
     Long upTo = of == null ? null : of.remove(c.key);
     if (upTo != null) {
       c.seen = Math.max(c.seen, upTo);
@@ -229,8 +190,10 @@ public final class KeyChains {
 
   /** The highest offset of the key's last chain, while the key is free and not committed past. */
   public Optional<Long> doneUpTo(TopicPartition tp, byte[] key) {
-    Map<Key, Long> of = done.get(tp);
-    return of == null || key == null ? Optional.empty() : Optional.ofNullable(of.get(new Key(key)));
+    Map<ChainKey, Long> of = done.get(tp);
+    return of == null || key == null
+        ? Optional.empty()
+        : Optional.ofNullable(of.get(new ChainKey(key)));
   }
 
   /**
@@ -240,7 +203,7 @@ public final class KeyChains {
    *
    * @return the keys whose mark went (their state becomes a tombstone)
    */
-  public List<Key> readAgainFrom(TopicPartition tp, long offset) {
+  public List<ChainKey> readAgainFrom(TopicPartition tp, long offset) {
     return forgetDone(tp, upTo -> upTo >= offset);
   }
 
@@ -250,16 +213,16 @@ public final class KeyChains {
    *
    * @return the keys forgotten (their state becomes a tombstone)
    */
-  public List<Key> committed(TopicPartition tp, long offset) {
+  public List<ChainKey> committed(TopicPartition tp, long offset) {
     return forgetDone(tp, upTo -> upTo < offset);
   }
 
-  private List<Key> forgetDone(TopicPartition tp, java.util.function.LongPredicate which) {
-    Map<Key, Long> of = done.get(tp);
+  private List<ChainKey> forgetDone(TopicPartition tp, java.util.function.LongPredicate which) {
+    Map<ChainKey, Long> of = done.get(tp);
     if (of == null) {
       return List.of();
     }
-    List<Key> gone = new ArrayList<>();
+    List<ChainKey> gone = new ArrayList<>();
     of.entrySet()
         .removeIf(
             e -> {
@@ -319,15 +282,15 @@ public final class KeyChains {
 
   /** Whether the chain is gone (the key is free again). */
   public boolean gone(Chain c) {
-    Map<Key, Chain> of = chains.get(c.tp);
+    Map<ChainKey, Chain> of = chains.get(c.tp);
     return of == null || of.get(c.key) != c;
   }
 
   /** Chains of these partitions as read back from Kafka, replacing what was held. */
   public void restore(TopicPartition tp, Collection<Chain> restored) {
     forget(List.of(tp));
-    Map<Key, Chain> of = new HashMap<>();
-    Map<Key, Long> doneOf = new HashMap<>();
+    Map<ChainKey, Chain> of = new HashMap<>();
+    Map<ChainKey, Long> doneOf = new HashMap<>();
     int waiting = 0;
     for (Chain c : restored) {
       if (c.draining() && c.waiting.isEmpty()) {
@@ -345,7 +308,7 @@ public final class KeyChains {
   /** A chain as read back from Kafka: its waiting records by offset only. */
   public static Chain restored(
       TopicPartition tp, byte[] key, long head, long seen, Instant since, List<Long> waiting) {
-    Chain c = new Chain(tp, new Key(key), head, seen, since);
+    Chain c = new Chain(tp, new ChainKey(key), head, seen, since);
     waiting.forEach(o -> c.waiting.addLast(new Waiting(o, null)));
     return c;
   }
@@ -365,7 +328,7 @@ public final class KeyChains {
   }
 
   public int blockedKeys(TopicPartition tp) {
-    Map<Key, Chain> of = chains.get(tp);
+    Map<ChainKey, Chain> of = chains.get(tp);
     return of == null ? 0 : of.size();
   }
 
@@ -401,7 +364,7 @@ public final class KeyChains {
   }
 
   private void remove(Chain c) {
-    Map<Key, Chain> of = chains.get(c.tp);
+    Map<ChainKey, Chain> of = chains.get(c.tp);
     if (of != null && of.get(c.key) == c) {
       of.remove(c.key);
       done.computeIfAbsent(c.tp, t -> new HashMap<>()).merge(c.key, c.seen, Math::max);

@@ -281,7 +281,7 @@ public final class LadderLoop<K, V> {
       Instant waitUntil = null;
       boolean full = false;
       boolean ordered = order != null && topics.tierOf(tp.topic()) == 0;
-      Map<KeyChains.Key, Integer> lastCallOfKey = ordered ? new HashMap<>() : Map.of();
+      Map<ChainKey, Integer> lastCallOfKey = ordered ? new HashMap<>() : Map.of();
       int end = from;
       for (; end < records.size(); end++) {
         ConsumerRecord<byte[], byte[]> record = records.get(end);
@@ -297,7 +297,7 @@ public final class LadderLoop<K, V> {
         steps.add(step);
         if (ordered && record.key() != null && step instanceof RecordStep.Call) {
           // A later record of the key in this run must not be called if this one fails.
-          Integer earlier = lastCallOfKey.put(new KeyChains.Key(record.key()), works.size() - 1);
+          Integer earlier = lastCallOfKey.put(new ChainKey(record.key()), works.size() - 1);
           if (earlier != null) {
             stopOnFailure(works, earlier);
           }

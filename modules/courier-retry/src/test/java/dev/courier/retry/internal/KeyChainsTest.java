@@ -2,7 +2,6 @@ package dev.courier.retry.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.courier.retry.internal.KeyChains.Admission;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -26,16 +25,16 @@ class KeyChainsTest {
   @Test
   void aKeyIsFreeUntilOneOfItsRecordsGoesToATierThenItsLaterRecordsWaitInOrder() {
     KeyChains chains = new KeyChains(10, 10);
-    assertThat(chains.admit(TP, key("a"), 5)).isEqualTo(Admission.FREE);
+    assertThat(chains.admit(TP, key("a"), 5)).isEqualTo(KeyAdmission.FREE);
     chains.block(TP, key("a"), 5, T0);
-    assertThat(chains.admit(TP, key("b"), 6)).isEqualTo(Admission.FREE);
-    assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(Admission.WAIT);
+    assertThat(chains.admit(TP, key("b"), 6)).isEqualTo(KeyAdmission.FREE);
+    assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(KeyAdmission.WAIT);
     chains.follow(TP, record("a", 7), T0);
     chains.follow(TP, record("a", 9), T0);
-    assertThat(chains.admit(TP, key("a"), 5)).as("the head read again").isEqualTo(Admission.FREE);
-    assertThat(chains.admit(TP, key("a"), 4)).as("before the head: done").isEqualTo(Admission.SEEN);
-    assertThat(chains.admit(TP, key("a"), 9)).as("held already").isEqualTo(Admission.SEEN);
-    assertThat(chains.admit(TP, null, 10)).as("null keys never wait").isEqualTo(Admission.FREE);
+    assertThat(chains.admit(TP, key("a"), 5)).as("the head read again").isEqualTo(KeyAdmission.FREE);
+    assertThat(chains.admit(TP, key("a"), 4)).as("before the head: done").isEqualTo(KeyAdmission.SEEN);
+    assertThat(chains.admit(TP, key("a"), 9)).as("held already").isEqualTo(KeyAdmission.SEEN);
+    assertThat(chains.admit(TP, null, 10)).as("null keys never wait").isEqualTo(KeyAdmission.FREE);
     assertThat(chains.waitingRecords(TP)).isEqualTo(2);
     assertThat(chains.headed(TP, key("a"), 5)).isPresent();
     assertThat(chains.headed(TP, key("a"), 7)).isEmpty();
@@ -51,7 +50,7 @@ class KeyChainsTest {
     assertThat(chains.draining()).containsExactly(c);
     assertThat(chains.admit(TP, key("a"), 11))
         .as("still in line while it drains")
-        .isEqualTo(Admission.WAIT);
+        .isEqualTo(KeyAdmission.WAIT);
     assertThat(chains.releasing(TP, key("a"), 9)).as("not first in line").isEmpty();
     chains.released(chains.releasing(TP, key("a"), 7).orElseThrow());
     chains.block(TP, key("a"), 9, T0.plusSeconds(1));
@@ -60,7 +59,7 @@ class KeyChainsTest {
     assertThat(chains.waitingRecords(TP)).isZero();
     chains.drain(c);
     assertThat(chains.gone(c)).isTrue();
-    assertThat(chains.admit(TP, key("a"), 12)).isEqualTo(Admission.FREE);
+    assertThat(chains.admit(TP, key("a"), 12)).isEqualTo(KeyAdmission.FREE);
   }
 
   @Test
@@ -68,9 +67,9 @@ class KeyChainsTest {
     KeyChains chains = new KeyChains(2, 1);
     chains.block(TP, key("a"), 1, T0);
     chains.follow(TP, record("a", 2), T0);
-    assertThat(chains.admit(TP, key("a"), 3)).isEqualTo(Admission.OVERFLOW);
+    assertThat(chains.admit(TP, key("a"), 3)).isEqualTo(KeyAdmission.OVERFLOW);
     chains.block(TP, key("b"), 4, T0);
-    assertThat(chains.admit(TP, key("c"), 5)).isEqualTo(Admission.FULL);
+    assertThat(chains.admit(TP, key("c"), 5)).isEqualTo(KeyAdmission.FULL);
     assertThat(chains.belowBounds(TP)).isFalse();
     assertThat(chains.park(chains.chain(TP, key("a")).orElseThrow()))
         .extracting(KeyChains.Waiting::offset)
@@ -97,8 +96,8 @@ class KeyChainsTest {
     KeyChains restored = new KeyChains(10, 10);
     restored.restore(TP, List.of(back));
     assertThat(restored.waitingRecords(TP)).isEqualTo(2);
-    assertThat(restored.admit(TP, key("k\u00e9y"), 8)).isEqualTo(Admission.SEEN);
-    assertThat(restored.admit(TP, key("k\u00e9y"), 9)).isEqualTo(Admission.WAIT);
+    assertThat(restored.admit(TP, key("k\u00e9y"), 8)).isEqualTo(KeyAdmission.SEEN);
+    assertThat(restored.admit(TP, key("k\u00e9y"), 9)).isEqualTo(KeyAdmission.WAIT);
   }
 
   @Test
@@ -110,15 +109,15 @@ class KeyChainsTest {
     chains.park(chains.chain(TP, key("a")).orElseThrow());
     assertThat(chains.chain(TP, key("a"))).isEmpty();
     assertThat(chains.doneUpTo(TP, key("a"))).contains(9L);
-    assertThat(chains.admit(TP, key("a"), 5)).as("its head read again").isEqualTo(Admission.SEEN);
-    assertThat(chains.admit(TP, key("a"), 7)).as("parked, read again").isEqualTo(Admission.SEEN);
-    assertThat(chains.admit(TP, key("a"), 10)).isEqualTo(Admission.FREE);
+    assertThat(chains.admit(TP, key("a"), 5)).as("its head read again").isEqualTo(KeyAdmission.SEEN);
+    assertThat(chains.admit(TP, key("a"), 7)).as("parked, read again").isEqualTo(KeyAdmission.SEEN);
+    assertThat(chains.admit(TP, key("a"), 10)).isEqualTo(KeyAdmission.FREE);
     assertThat(chains.admit(TP, key("b"), 11))
         .as("a done key is not a blocked one")
-        .isEqualTo(Admission.FREE);
+        .isEqualTo(KeyAdmission.FREE);
     assertThat(chains.committed(TP, 9)).isEmpty();
-    assertThat(chains.committed(TP, 10)).containsExactly(new KeyChains.Key(key("a")));
-    assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(Admission.FREE);
+    assertThat(chains.committed(TP, 10)).containsExactly(new ChainKey(key("a")));
+    assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(KeyAdmission.FREE);
   }
 
   @Test
@@ -132,7 +131,7 @@ class KeyChainsTest {
     assertThat(chains.doneUpTo(TP, key("a"))).contains(7L);
     KeyChains.Chain next = chains.block(TP, key("a"), 12, T0);
     assertThat(chains.doneUpTo(TP, key("a"))).isEmpty();
-    assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(Admission.SEEN);
+    assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(KeyAdmission.SEEN);
     chains.drain(next);
     assertThat(chains.doneUpTo(TP, key("a"))).contains(12L);
   }
@@ -142,9 +141,9 @@ class KeyChainsTest {
     KeyChains chains = new KeyChains(10, 10);
     chains.drain(chains.block(TP, key("a"), 5, T0));
     chains.drain(chains.block(TP, key("b"), 8, T0));
-    assertThat(chains.readAgainFrom(TP, 6)).containsExactly(new KeyChains.Key(key("b")));
-    assertThat(chains.admit(TP, key("b"), 8)).isEqualTo(Admission.FREE);
-    assertThat(chains.admit(TP, key("a"), 5)).isEqualTo(Admission.SEEN);
+    assertThat(chains.readAgainFrom(TP, 6)).containsExactly(new ChainKey(key("b")));
+    assertThat(chains.admit(TP, key("b"), 8)).isEqualTo(KeyAdmission.FREE);
+    assertThat(chains.admit(TP, key("a"), 5)).isEqualTo(KeyAdmission.SEEN);
   }
 
   @Test
@@ -154,8 +153,8 @@ class KeyChainsTest {
     restored.restore(TP, List.of(ChainRecords.chain(TP, stateKey, ChainRecords.done(9))));
     assertThat(restored.blockedKeys(TP)).isZero();
     assertThat(restored.draining()).isEmpty();
-    assertThat(restored.admit(TP, key("a"), 9)).isEqualTo(Admission.SEEN);
-    assertThat(restored.admit(TP, key("a"), 10)).isEqualTo(Admission.FREE);
-    assertThat(restored.admit(TP, key("b"), 3)).isEqualTo(Admission.FREE);
+    assertThat(restored.admit(TP, key("a"), 9)).isEqualTo(KeyAdmission.SEEN);
+    assertThat(restored.admit(TP, key("a"), 10)).isEqualTo(KeyAdmission.FREE);
+    assertThat(restored.admit(TP, key("b"), 3)).isEqualTo(KeyAdmission.FREE);
   }
 }
