@@ -65,7 +65,12 @@ final class DefaultLagMonitor implements LagMonitor {
     this.slots = new WindowSlots(config.window());
     this.partitions = new PartitionTable(slots, config.estimateAge());
     this.metrics = new MonitorMetrics(registry, config.ageMode().value(), config.partitionMeters());
-    connected();
+    try {
+      connected();
+    } catch (RuntimeException e) {
+      metrics.close(); // its meters leave the caller's registry with the monitor that failed
+      throw e;
+    }
   }
 
   /** The Kafka side, built now if it can be; null while no bootstrap name resolves. */

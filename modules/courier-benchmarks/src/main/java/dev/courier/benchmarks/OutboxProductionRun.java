@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,9 +47,11 @@ import java.util.Map;
  * modules/courier-benchmarks/target/benchmarks.jar dev.courier.benchmarks.OutboxProductionRun
  * [rates,..] [seconds] [backlog] [partitions] [shards]}; {@code -Dbench.shapes=one,mix}, {@code
  * -Dbench.readers=courier,debezium,pgoutput}, {@code -Dbench.fullspeed.events=N} (rate 0), {@code
- * -Dbench.ceiling.events=N} (0: none); {@code -Dbench.courier.jar} names another jar, {@code
- * -Dbench.relay.<key>=<value>} sets the relay and {@link RelayProcesses} its JVM, {@code
- * -Dbench.jvm.capture="..."} the JVM of Debezium alone and raw pgoutput. Shards apply to catch-up.
+ * -Dbench.ceiling.events=N} (0: none), {@code -Dbench.ceiling.rounds=N} (the ceiling's readers N
+ * times, in reverse every other round; each ratio taken within its round); {@code
+ * -Dbench.courier.jar} names another jar, {@code -Dbench.relay.<key>=<value>} sets the relay and
+ * {@link RelayProcesses} its JVM, {@code -Dbench.jvm.capture="..."} the JVM of Debezium alone and
+ * raw pgoutput. Shards apply to catch-up.
  */
 public final class OutboxProductionRun {
 
@@ -75,6 +78,7 @@ public final class OutboxProductionRun {
             .map(r -> Reader.valueOf(r.toUpperCase(Locale.ROOT)))
             .toList();
     int ceilingEvents = Integer.getInteger("bench.ceiling.events", 400_000);
+    int ceilingRounds = Integer.getInteger("bench.ceiling.rounds", 1);
     Path jar = CourierJar.path();
     boolean pinned = Cores.available();
     if (pinned) {
@@ -116,11 +120,16 @@ public final class OutboxProductionRun {
           }
         }
       }
-      if (ceilingEvents > 0) {
-        for (Reader reader : readers) {
+      for (int round = 0; ceilingEvents > 0 && round < ceilingRounds; round++) {
+        // Every other round in reverse: a machine whose speed drifts favours no reader.
+        List<Reader> order = new ArrayList<>(readers);
+        if (round % 2 == 1) {
+          Collections.reverse(order);
+        }
+        for (Reader reader : order) {
           Load load = Load.backlogOfOne(ceilingEvents);
           Result r = CapturePhase.run(reader, load, kafka, pg, jar, partitions);
-          notes.add(r.describe());
+          notes.add((ceilingRounds > 1 ? "round " + (round + 1) + ": " : "") + r.describe());
           results.add(r);
           System.out.println(r.describe());
         }

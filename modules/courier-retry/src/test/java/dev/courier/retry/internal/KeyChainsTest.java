@@ -31,8 +31,12 @@ class KeyChainsTest {
     assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(KeyAdmission.WAIT);
     chains.follow(TP, record("a", 7), T0);
     chains.follow(TP, record("a", 9), T0);
-    assertThat(chains.admit(TP, key("a"), 5)).as("the head read again").isEqualTo(KeyAdmission.FREE);
-    assertThat(chains.admit(TP, key("a"), 4)).as("before the head: done").isEqualTo(KeyAdmission.SEEN);
+    assertThat(chains.admit(TP, key("a"), 5))
+        .as("the head read again")
+        .isEqualTo(KeyAdmission.FREE);
+    assertThat(chains.admit(TP, key("a"), 4))
+        .as("before the head: done")
+        .isEqualTo(KeyAdmission.SEEN);
     assertThat(chains.admit(TP, key("a"), 9)).as("held already").isEqualTo(KeyAdmission.SEEN);
     assertThat(chains.admit(TP, null, 10)).as("null keys never wait").isEqualTo(KeyAdmission.FREE);
     assertThat(chains.waitingRecords(TP)).isEqualTo(2);
@@ -109,7 +113,9 @@ class KeyChainsTest {
     chains.park(chains.chain(TP, key("a")).orElseThrow());
     assertThat(chains.chain(TP, key("a"))).isEmpty();
     assertThat(chains.doneUpTo(TP, key("a"))).contains(9L);
-    assertThat(chains.admit(TP, key("a"), 5)).as("its head read again").isEqualTo(KeyAdmission.SEEN);
+    assertThat(chains.admit(TP, key("a"), 5))
+        .as("its head read again")
+        .isEqualTo(KeyAdmission.SEEN);
     assertThat(chains.admit(TP, key("a"), 7)).as("parked, read again").isEqualTo(KeyAdmission.SEEN);
     assertThat(chains.admit(TP, key("a"), 10)).isEqualTo(KeyAdmission.FREE);
     assertThat(chains.admit(TP, key("b"), 11))
