@@ -86,7 +86,14 @@ final class DefaultLagMonitor implements LagMonitor {
       awaitingNames = unresolved.get();
       return null;
     }
-    kafka = MonitorClients.create(config);
+    try {
+      kafka = MonitorClients.create(config);
+    } catch (RuntimeException e) {
+      // Resolved, but refused (a client setting Kafka rejects): /health says that, not the name.
+      awaitingNames = null;
+      lastFailure = e.getMessage();
+      throw e;
+    }
     figures = new PairFigures(slots, partitions, kafka.ages, config.uncommittedFromEarliest());
     if (awaitingNames != null) {
       LOG.info("Kafka's name resolves: {}", config.clients().bootstrapServersValue());

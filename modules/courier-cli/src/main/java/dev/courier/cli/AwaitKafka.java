@@ -35,33 +35,18 @@ final class AwaitKafka {
     await(
         () -> KafkaReachability.check(clients, CHECK),
         "Kafka at " + clients.bootstrapServersValue() + " answers",
-        said(health));
-  }
-
-  /**
-   * Until a name in {@code bootstrap.servers} resolves, for a service whose own clients wait out a
-   * broker that does not answer but cannot be built before that.
-   */
-  static void awaitNames(ClientSettings clients, AtomicReference<ServiceHealth> health) {
-    await(
-        () -> BootstrapNames.unresolved(clients),
-        "Kafka's name resolves: " + clients.bootstrapServersValue(),
-        said(health));
+        outage -> {
+          LOG.warn("waiting for Kafka: {}", outage);
+          health.set(ServiceHealth.waiting("WAITING", outage, Instant.now()));
+        });
   }
 
   /**
    * Until a name in {@code bootstrap.servers} resolves, for a service that says why on its own
    * /health and in its own log meanwhile.
    */
-  static void awaitNamesQuietly(ClientSettings clients) {
+  static void awaitNames(ClientSettings clients) {
     await(() -> BootstrapNames.unresolved(clients), null, outage -> {});
-  }
-
-  private static Consumer<String> said(AtomicReference<ServiceHealth> health) {
-    return outage -> {
-      LOG.warn("waiting for Kafka: {}", outage);
-      health.set(ServiceHealth.waiting("WAITING", outage, Instant.now()));
-    };
   }
 
   private static void await(Supplier<Optional<String>> check, String fine, Consumer<String> say) {

@@ -39,7 +39,7 @@ final class MonitorCommand implements Callable<Integer> {
       if (BootstrapNames.unresolved(config.clients()).isPresent()) {
         System.out.println(
             "courier monitor: waiting for Kafka; serving /health on port " + service.port());
-        AwaitKafka.awaitNamesQuietly(config.clients());
+        AwaitKafka.awaitNames(config.clients());
       }
       // Refused credentials are a wrong setting (exit 2); Kafka away is an outage the ticks report.
       KafkaReachability.check(config.clients(), Duration.ofSeconds(10));
