@@ -71,10 +71,11 @@ final class PgoutputSlots {
             break;
           }
         }
-        // The walsender of a stream just closed may hold the slot a moment longer.
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("slot " + slot + " still active 30 s after its run");
         }
+        // Polling pg_replication_slots: the walsender of a stream just closed may hold the slot a
+        // moment longer, and PostgreSQL tells no one when it lets go.
         Thread.sleep(50);
       }
       s.execute("DROP PUBLICATION IF EXISTS " + publication);

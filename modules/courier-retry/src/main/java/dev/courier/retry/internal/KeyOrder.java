@@ -46,7 +46,6 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
 
   private final KeyChains chains;
   private final ChainStore store;
-  private final LadderPublisher publisher;
   private final RetryTopics topics;
   private final Settings settings;
   private final OrderMetrics metrics;
@@ -72,7 +71,6 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
       Clock clock) {
     this.chains = chains;
     this.store = store;
-    this.publisher = publisher;
     this.topics = topics;
     this.settings = settings;
     this.metrics = metrics;

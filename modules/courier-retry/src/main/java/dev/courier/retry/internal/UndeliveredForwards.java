@@ -91,14 +91,14 @@ final class UndeliveredForwards implements Commits.BeforeCommit {
 
   @Override
   public LadderPublisher.Acks soFar() {
-    if (order == null) {
-      LadderPublisher.Acks acks = publisher.acknowledgedSoFar();
-      readAgain(acks.undelivered());
-      return acks;
+    if (order != null) {
+      order.writeChanged();
     }
-    order.writeChanged();
     LadderPublisher.Acks acks = publisher.acknowledgedSoFar();
     readAgain(acks.undelivered());
+    if (order == null) {
+      return acks;
+    }
     // A refusal found now is resolved at the loop's next turn; its head's commit waits until then.
     Map<TopicPartition, Long> held = new HashMap<>(acks.unacknowledged());
     order.unresolved().forEach((tp, offset) -> held.merge(tp, offset, Math::min));
