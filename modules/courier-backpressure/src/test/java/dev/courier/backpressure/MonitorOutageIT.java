@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -29,7 +30,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The monitor when Kafka itself goes away: the figures turn stale on /v1/groups and /health with
  * the reason, admission control follows its stated policy for unknown backlogs, and everything is
- * fresh again once Kafka is back. A partition whose only broker is gone costs only its own row.
+ * fresh again once Kafka is back. Cut off by a partition, its ticks still end and its figures catch
+ * up with what was committed meanwhile. A partition whose only broker is gone costs only its own
+ * row.
  */
 class MonitorOutageIT {
 
@@ -101,6 +104,65 @@ class MonitorOutageIT {
         await().atMost(TIMEOUT).until(() -> refusing.tryAdmit(Work.ofBytes(1)).admitted());
       }
     }
+  }
+
+  /**
+   * A partition is not a dead broker: nothing is refused, requests and fetches simply hang. The
+   * ticks must still end (with a failure, not a wait without end), and once the network heals the
+   * figures must be the business's, not the ones from before the cut.
+   */
+  @Test
+  void cutOffFromKafkaTheTicksStillEndAndTheFiguresCatchUpOnceHealed() throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.withProxiedListener().start()) {
+      String topic = UniqueNames.topic("cut");
+      String group = UniqueNames.group("cut");
+      TopicPartition tp = new TopicPartition(topic, 0);
+      kafka.createTopic(topic, 1);
+      produce(kafka, topic, 5);
+      commit(kafka, group, tp, 2);
+      Map<String, Object> settings = new HashMap<>();
+      settings.put(
+          MonitorConfig.BOOTSTRAP_SERVERS,
+          kafka.proxiedClientSettings().get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG));
+      settings.put(MonitorConfig.GROUPS, group);
+      settings.put(MonitorConfig.TICK_INTERVAL_MS, "300");
+      settings.put(MonitorConfig.WINDOW_MS, "3000");
+      settings.put(MonitorConfig.STALE_AFTER_MS, "2000");
+      settings.put(MonitorConfig.HTTP_PORT, "0");
+      settings.put("kafka.request.timeout.ms", "1000");
+      settings.put("kafka.default.api.timeout.ms", "1000");
+      try (MonitorService service = MonitorService.create(settings, Clock.systemUTC())) {
+        String base = "http://localhost:" + service.port();
+        await().atMost(TIMEOUT).until(() -> sumLag(base, group) == 3);
+
+        kafka.proxy().partition();
+        // The business goes on beside the cut-off monitor.
+        produce(kafka, topic, 2);
+        commit(kafka, group, tp, 6);
+        HttpResponse<String> health =
+            await().atMost(TIMEOUT).until(() -> get(base + "/health"), r -> r.statusCode() == 503);
+        assertThat(health.body()).contains("STALE");
+        await()
+            .atMost(TIMEOUT)
+            .until(() -> get(base + "/health").body(), b -> b.contains("the last tick failed"));
+        assertThat(get(base + "/health/live").statusCode()).isEqualTo(200);
+        assertThat(json.readTree(get(base + "/v1/groups").body()).get("stale").asBoolean())
+            .isTrue();
+
+        kafka.proxy().heal();
+        await().atMost(TIMEOUT).until(() -> get(base + "/health").statusCode() == 200);
+        await().atMost(TIMEOUT).until(() -> sumLag(base, group) == 1);
+        assertThat(json.readTree(get(base + "/v1/groups").body()).get("stale").asBoolean())
+            .isFalse();
+      }
+    }
+  }
+
+  private long sumLag(String base, String group) throws Exception {
+    HttpResponse<String> detail = get(base + "/v1/groups/" + group);
+    return detail.statusCode() == 200
+        ? json.readTree(detail.body()).get("sumLag").asLong()
+        : Long.MIN_VALUE;
   }
 
   @Test

@@ -330,30 +330,8 @@ public final class KafkaProcess implements AutoCloseable {
    * what came within 90 s.
    */
   public List<String> readValues(String topic, int atLeast, Duration quiet) {
-    Map<String, Object> config = new HashMap<>(clientSettings(SUPER_USER, SUPER_PASSWORD));
-    config.put("group.id", UniqueNames.group("read"));
-    config.put("auto.offset.reset", "earliest");
-    List<String> values = new ArrayList<>();
-    try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer =
-        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
-            config,
-            new org.apache.kafka.common.serialization.StringDeserializer(),
-            new org.apache.kafka.common.serialization.StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-      long lastArrival = System.nanoTime();
-      while (System.nanoTime() < deadline) {
-        var batch = consumer.poll(Duration.ofMillis(100));
-        batch.forEach(r -> values.add(r.value()));
-        if (!batch.isEmpty()) {
-          lastArrival = System.nanoTime();
-        }
-        if (values.size() >= atLeast && System.nanoTime() - lastArrival >= quiet.toNanos()) {
-          break;
-        }
-      }
-    }
-    return values;
+    return TopicValues.read(
+        clientSettings(SUPER_USER, SUPER_PASSWORD), topic, atLeast, quiet, START_TIMEOUT);
   }
 
   /** SIGKILL to every node: the cluster dies with nothing flushed, as lost nodes do. */
