@@ -48,16 +48,8 @@ class MonitorOutageIT {
       kafka.createTopic(topic, 1);
       produce(kafka, topic, 5);
       commit(kafka, group, new TopicPartition(topic, 0), 2);
-      Map<String, Object> settings = new HashMap<>();
-      settings.put(MonitorConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-      settings.put(MonitorConfig.GROUPS, group);
-      settings.put(MonitorConfig.TICK_INTERVAL_MS, "300");
-      settings.put(MonitorConfig.WINDOW_MS, "3000");
-      settings.put(MonitorConfig.STALE_AFTER_MS, "2000");
-      settings.put(MonitorConfig.HTTP_PORT, "0");
-      settings.put("kafka.request.timeout.ms", "1000");
-      settings.put("kafka.default.api.timeout.ms", "1000");
-      try (MonitorService service = MonitorService.create(settings, Clock.systemUTC())) {
+      try (MonitorService service =
+          MonitorService.create(quickToStale(kafka.bootstrapServers(), group), Clock.systemUTC())) {
         String base = "http://localhost:" + service.port();
         await().atMost(TIMEOUT).until(() -> get(base + "/health").statusCode() == 200);
         BacklogSignals remote = BacklogSignals.http(URI.create(base), Duration.ofMillis(50));
@@ -120,18 +112,10 @@ class MonitorOutageIT {
       kafka.createTopic(topic, 1);
       produce(kafka, topic, 5);
       commit(kafka, group, tp, 2);
-      Map<String, Object> settings = new HashMap<>();
-      settings.put(
-          MonitorConfig.BOOTSTRAP_SERVERS,
-          kafka.proxiedClientSettings().get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG));
-      settings.put(MonitorConfig.GROUPS, group);
-      settings.put(MonitorConfig.TICK_INTERVAL_MS, "300");
-      settings.put(MonitorConfig.WINDOW_MS, "3000");
-      settings.put(MonitorConfig.STALE_AFTER_MS, "2000");
-      settings.put(MonitorConfig.HTTP_PORT, "0");
-      settings.put("kafka.request.timeout.ms", "1000");
-      settings.put("kafka.default.api.timeout.ms", "1000");
-      try (MonitorService service = MonitorService.create(settings, Clock.systemUTC())) {
+      String proxied =
+          kafka.proxiedClientSettings().get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);
+      try (MonitorService service =
+          MonitorService.create(quickToStale(proxied, group), Clock.systemUTC())) {
         String base = "http://localhost:" + service.port();
         await().atMost(TIMEOUT).until(() -> sumLag(base, group) == 3);
 
@@ -156,6 +140,22 @@ class MonitorOutageIT {
             .isFalse();
       }
     }
+  }
+
+  /**
+   * A monitor that ticks often and calls its figures stale after 2 s, its clients quick to give up.
+   */
+  private static Map<String, Object> quickToStale(String bootstrapServers, String group) {
+    Map<String, Object> settings = new HashMap<>();
+    settings.put(MonitorConfig.BOOTSTRAP_SERVERS, bootstrapServers);
+    settings.put(MonitorConfig.GROUPS, group);
+    settings.put(MonitorConfig.TICK_INTERVAL_MS, "300");
+    settings.put(MonitorConfig.WINDOW_MS, "3000");
+    settings.put(MonitorConfig.STALE_AFTER_MS, "2000");
+    settings.put(MonitorConfig.HTTP_PORT, "0");
+    settings.put("kafka.request.timeout.ms", "1000");
+    settings.put("kafka.default.api.timeout.ms", "1000");
+    return settings;
   }
 
   private long sumLag(String base, String group) throws Exception {
