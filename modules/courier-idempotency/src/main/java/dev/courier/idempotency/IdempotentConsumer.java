@@ -5,6 +5,7 @@ import dev.courier.core.ServiceHealth;
 import dev.courier.core.internal.KafkaConnection;
 import dev.courier.core.internal.PollLoop;
 import dev.courier.core.internal.Traces;
+import dev.courier.idempotency.internal.CommitDoneWork;
 import dev.courier.idempotency.internal.ConsumerCommits;
 import dev.courier.idempotency.internal.DatabaseBatches;
 import dev.courier.idempotency.internal.DatabaseOutage;
@@ -26,7 +27,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -116,7 +116,10 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
    */
   public void runUntil(Predicate<ConsumerProgress> done) {
     loop.run(
-        () -> consumer.subscribe(topics, new CommitDoneWork()),
+        () ->
+            consumer.subscribe(
+                topics,
+                new CommitDoneWork(this::settleInCallback, commits, handler.consumerName())),
         () -> done.test(progress()),
         this::pollOnce);
   }
@@ -305,29 +308,6 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
         database == null ? null : database.settle(rewindAfterCallback, this::settle);
     if (failure != null) {
       transientInCallback = failure;
-    }
-  }
-
-  /** Commits what is done for partitions being taken away and drops the rest. */
-  private final class CommitDoneWork implements ConsumerRebalanceListener {
-    @Override
-    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      // The batch in the database may hold records of these partitions: it settles first. What a
-      // transient failure stopped is not committed: the revoked partitions' new owner reads it
-      // again, the others are read again once the loop has waited the database out.
-      settleInCallback();
-      commits.commitNow(partitions);
-    }
-
-    @Override
-    public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      settleInCallback();
-      commits.drop(partitions);
-    }
-
-    @Override
-    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      LOG.info("{} assigned {}", handler.consumerName(), partitions);
     }
   }
 
