@@ -93,10 +93,8 @@ class ForwardRefusedIT {
       kafka.createTopic(topic + ".retry.1", 1);
       kafka.createTopic(topic + ".dlt", 1);
       allowAllButTierWrites(kafka, topic, group);
-      Map<String, Object> superUser =
-          LadderTestSettings.prefixed(kafka.clientSettings("admin", "admin-secret"));
-      Map<String, Object> producer =
-          new HashMap<String, Object>(kafka.clientSettings("admin", "admin-secret"));
+      Map<String, Object> superUser = LadderTestSettings.prefixed(admin(kafka));
+      Map<String, Object> producer = new HashMap<String, Object>(admin(kafka));
       send(producer, topic, "op-1", 10);
       send(producer, topic, "op-2", 10);
       RetryingConsumer<String, String> consumer =
@@ -129,10 +127,8 @@ class ForwardRefusedIT {
       String group = UniqueNames.group("acl-order");
       kafka.createTopic(topic, 1);
       allowAllButTierWrites(kafka, topic, group);
-      Map<String, Object> superUser =
-          LadderTestSettings.prefixed(kafka.clientSettings("admin", "admin-secret"));
-      Map<String, Object> producer =
-          new HashMap<String, Object>(kafka.clientSettings("admin", "admin-secret"));
+      Map<String, Object> superUser = LadderTestSettings.prefixed(admin(kafka));
+      Map<String, Object> producer = new HashMap<String, Object>(admin(kafka));
       for (String op : List.of("op-1", "op-2", "op-3")) {
         send(producer, topic, "acc", op, 10);
       }
@@ -183,6 +179,11 @@ class ForwardRefusedIT {
    * creates what is missing at start), but writes only the DLT and key order's state: a forward to
    * tier 1 is refused.
    */
+  /** Client settings of the broker's super user, who may write every topic. */
+  private static Map<String, String> admin(KafkaProcess kafka) {
+    return kafka.clientSettings(KafkaProcess.SUPER_USER, KafkaProcess.SUPER_PASSWORD);
+  }
+
   private static void allowAllButTierWrites(KafkaProcess kafka, String topic, String group) {
     kafka.addUser("worker", "worker-secret");
     kafka.allow(
