@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -121,8 +122,11 @@ public final class RunAll {
     void run() throws Exception;
 
     static void run(Map<String, Exception> failed, String name, Step step) {
+      long start = System.nanoTime();
       try {
         step.run();
+        System.out.printf(
+            Locale.ROOT, "benchmark %s took %.1f s%n", name, (System.nanoTime() - start) / 1e9);
       } catch (Exception e) {
         System.err.println("benchmark " + name + " failed:");
         e.printStackTrace();

@@ -334,6 +334,7 @@ class DocsReferencesTest {
           "courier.external.jdbc.user",
           "courier.external.jdbc.password",
           "courier.it.groups",
+          "courier.cli.it.forks",
           "courier.test.jvm.options",
           "courier.worker.jvm.options",
           "courier.docs.write",
