@@ -37,7 +37,8 @@ class RetryWorkerKafkaOutageIT {
         RecordingEndpoint endpoint = RecordingEndpoint.start(Duration.ZERO, (key, call) -> 204)) {
       String topic = UniqueNames.topic("gone");
       kafka.createTopic(topic, 1);
-      try (WorkerProcess worker = worker(kafka, topic, endpoint.url())) {
+      try (WorkerProcess worker =
+          worker(kafka.bootstrapServers(), UniqueNames.group("gone"), topic, endpoint.url())) {
         int port = CourierProcess.port(worker);
         CourierProcess.awaitHealthy(port);
         produce(kafka, topic, "op-1");
@@ -61,13 +62,55 @@ class RetryWorkerKafkaOutageIT {
     }
   }
 
-  private static WorkerProcess worker(KafkaProcess kafka, String topic, String url) {
+  /**
+   * A partition is not a dead broker: open connections hang and new ones are accepted, so the
+   * consumer keeps its connections and nothing is refused. The worker must still say on /health
+   * that it cannot reach Kafka, stay live, and once the network heals handle what was produced
+   * meanwhile, each record once.
+   */
+  @Test
+  void cutOffByAPartitionItSaysSoAndOnceHealedHandlesWhatCameMeanwhileOnce() throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.withProxiedListener().start();
+        RecordingEndpoint endpoint = RecordingEndpoint.start(Duration.ZERO, (key, call) -> 204)) {
+      String topic = UniqueNames.topic("cut");
+      String group = UniqueNames.group("cut");
+      kafka.createTopic(topic, 1);
+      String proxied = kafka.proxiedClientSettings().get("bootstrap.servers");
+      try (WorkerProcess worker = worker(proxied, group, topic, endpoint.url())) {
+        int port = CourierProcess.port(worker);
+        CourierProcess.awaitHealthy(port);
+        produce(kafka, topic, "op-1");
+        await().atMost(TIMEOUT).until(() -> kafka.broker().committed(group, topic, 0) == 1);
+
+        kafka.proxy().partition();
+        // The business goes on beside the cut-off worker, over the broker's other listener.
+        produce(kafka, topic, "op-2");
+        produce(kafka, topic, "op-3");
+        HttpResponse<String> cut = CourierProcess.awaitHealth(port, 503, "no answer from Kafka");
+        assertThat(cut.body()).contains("network partition or a frozen broker");
+        assertThat(CourierProcess.get(port, "/health/live").statusCode()).isEqualTo(200);
+        assertThat(endpoint.keys()).containsExactly("op-1");
+
+        kafka.proxy().heal();
+        CourierProcess.awaitHealth(port, 200, "consuming");
+        await().atMost(TIMEOUT).until(() -> kafka.broker().committed(group, topic, 0) == 3);
+        assertThat(endpoint.keys()).containsExactlyInAnyOrder("op-1", "op-2", "op-3");
+        assertThat(endpoint.totalCalls()).as("each record handled once").isEqualTo(3);
+        assertThat(worker.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+      }
+    }
+  }
+
+  private static WorkerProcess worker(
+      String bootstrapServers, String group, String topic, String url) {
     Map<String, String> settings = new LinkedHashMap<>();
-    settings.put("bootstrap.servers", kafka.bootstrapServers());
-    settings.put("retry.group.id", UniqueNames.group("gone"));
+    settings.put("bootstrap.servers", bootstrapServers);
+    settings.put("retry.group.id", group);
     settings.put("retry.topic", topic);
     settings.put("retry.worker.http.port", "0");
     settings.put("retry.worker.target.url", url);
+    // Silence is judged against the client's request timeout: 5 s, not 30, keeps the test short.
+    settings.put("kafka.request.timeout.ms", "5000");
     Path config = SettingsFile.write(settings);
     return CourierProcess.jar(
         "worker", Map.of(), List.of("retry-worker", "--config", config.toString()));

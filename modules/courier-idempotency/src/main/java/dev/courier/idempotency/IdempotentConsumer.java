@@ -89,7 +89,10 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
         new ConsumerCommits(consumer, IdempotencyMetrics.commitsRefused(b.meterRegistry, b.group));
     this.outage = new DatabaseOutage("idempotent consumer " + b.group, Clock.systemUTC());
     this.connection =
-        new KafkaConnection(b.config.clients().bootstrapServersValue(), Clock.systemUTC());
+        new KafkaConnection(
+            b.config.clients().bootstrapServersValue(),
+            KafkaConnection.requestTimeout(consumerConfig),
+            Clock.systemUTC());
     this.spans = new RecordSpans(Traces.of(b.openTelemetry), b.group);
   }
 

@@ -22,10 +22,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
@@ -102,7 +100,7 @@ class BrokerFaultsIT {
         .isGreaterThanOrEqualTo(2);
     consumer.close();
     loop.get(30, TimeUnit.SECONDS);
-    assertThat(committed(group, topic, 0)).isLessThanOrEqualTo(1);
+    assertThat(kafka.broker().committed(group, topic, 0)).isLessThanOrEqualTo(1);
   }
 
   @Test
@@ -147,7 +145,10 @@ class BrokerFaultsIT {
     }
     await()
         .atMost(TIMEOUT)
-        .until(() -> committed(group, topic, 0) == 3 && committed(group, topic, 1) == 3);
+        .until(
+            () ->
+                kafka.broker().committed(group, topic, 0) == 3
+                    && kafka.broker().committed(group, topic, 1) == 3);
     first.close();
     second.close();
     a.get(30, TimeUnit.SECONDS);
@@ -186,17 +187,6 @@ class BrokerFaultsIT {
             })
         .meterRegistry(meters)
         .build();
-  }
-
-  private static long committed(String group, String topic, int partition) throws Exception {
-    OffsetAndMetadata o =
-        kafka
-            .admin()
-            .listConsumerGroupOffsets(group)
-            .partitionsToOffsetAndMetadata()
-            .get(30, TimeUnit.SECONDS)
-            .get(new TopicPartition(topic, partition));
-    return o == null ? 0 : o.offset();
   }
 
   private static void send(String topic, int partition, String op) throws Exception {

@@ -69,6 +69,7 @@ public final class LadderLoop<K, V> {
   /** The parts {@link LadderSetup} made: clients, topics and meters. */
   public record Parts(
       String bootstrapServers,
+      Duration requestTimeout,
       KafkaConsumer<byte[], byte[]> consumer,
       LadderPublisher publisher,
       AutoCloseable depth,
@@ -123,7 +124,7 @@ public final class LadderLoop<K, V> {
             clock);
     forwards.settledBy(settler);
     this.loop = new PollLoop(consumer, this::closeResources);
-    this.connection = new KafkaConnection(parts.bootstrapServers(), clock);
+    this.connection = new KafkaConnection(parts.bootstrapServers(), parts.requestTimeout(), clock);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.courier.retry.internal;
 
+import dev.courier.core.internal.KafkaConnection;
 import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryOrdering;
 import dev.courier.retry.RetryTopics;
@@ -111,6 +112,7 @@ public final class LadderSetup {
             .start(DEPTH_EVERY);
     return new LadderLoop.Parts(
         config.clients().bootstrapServersValue(),
+        KafkaConnection.requestTimeout(cc),
         consumer,
         publisher,
         depth,
