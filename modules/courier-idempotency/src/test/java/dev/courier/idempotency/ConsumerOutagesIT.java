@@ -122,13 +122,60 @@ class ConsumerOutagesIT {
     }
   }
 
+  /**
+   * Cut off by a network partition its connections stay open and nothing is refused: it is unready
+   * naming the silence, and once healed it takes what was produced meanwhile, each key once.
+   */
+  @Test
+  void cutOffByAPartitionItIsUnreadyNamingTheSilenceAndThenGoesOn() throws Exception {
+    try (PostgresProcess pg = PostgresProcess.builder().build().start();
+        KafkaProcess kafka = KafkaProcess.withProxiedListener().start()) {
+      String topic = UniqueNames.topic("cut");
+      kafka.createTopic(topic, 1);
+      produce(kafka.bootstrapServers(), topic, 10, 0);
+      ExecutorService thread = Executors.newSingleThreadExecutor();
+      String proxied = kafka.proxiedClientSettings().get("bootstrap.servers");
+      String group = UniqueNames.group("cut");
+      // Silence is judged against the client's request timeout: 5 s, not 30, keeps the test short.
+      Map<String, Object> more =
+          Map.of(IdempotentConsumerConfig.GROUP_ID, group, "kafka.request.timeout.ms", 5000);
+      try (IdempotentConsumer<String, String> consumer = consumer(proxied, pg, topic, true, more)) {
+        Future<?> loop = thread.submit(() -> consumer.runUntil(p -> p.handled() >= 20));
+        await().atMost(TIMEOUT).until(() -> kafka.broker().committed(group, topic, 0) == 10);
+        kafka.proxy().partition();
+        produce(kafka.bootstrapServers(), topic, 10, 10);
+        ServiceHealth cut =
+            await()
+                .atMost(TIMEOUT)
+                .until(consumer::health, h -> h.reason().contains("no answer from Kafka at"));
+        assertThat(cut.ready()).isFalse();
+        assertThat(consumer.progress().handled()).isEqualTo(10);
+        kafka.proxy().heal();
+        loop.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(consumer.health().ready()).isTrue();
+      } finally {
+        thread.shutdownNow();
+      }
+      assertEachKeyAppliedOnce(pg, 20);
+    }
+  }
+
   private static IdempotentConsumer<String, String> consumer(
       KafkaBroker kafka, PostgresProcess pg, String topic, boolean batch) {
-    return consumer(kafka.bootstrapServers(), pg, topic, batch);
+    return consumer(kafka.bootstrapServers(), pg, topic, batch, Map.of());
   }
 
   private static IdempotentConsumer<String, String> consumer(
       String bootstrapServers, PostgresProcess pg, String topic, boolean batch) {
+    return consumer(bootstrapServers, pg, topic, batch, Map.of());
+  }
+
+  private static IdempotentConsumer<String, String> consumer(
+      String bootstrapServers,
+      PostgresProcess pg,
+      String topic,
+      boolean batch,
+      Map<String, Object> more) {
     DataSource db = pg.dataSource("postgres");
     IdempotentHandler<String, String> handler =
         IdempotentHandler.<String, String>builder()
@@ -151,6 +198,7 @@ class ConsumerOutagesIT {
     settings.put(IdempotentConsumerConfig.BOOTSTRAP_SERVERS, bootstrapServers);
     settings.put(IdempotentConsumerConfig.GROUP_ID, UniqueNames.group("outage"));
     settings.put("kafka.max.poll.records", 50);
+    settings.putAll(more);
     return IdempotentConsumer.builder(settings, new StringDeserializer(), new StringDeserializer())
         .topics(java.util.List.of(topic))
         .handler(handler)
