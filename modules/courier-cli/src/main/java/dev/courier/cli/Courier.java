@@ -41,6 +41,7 @@ public final class Courier implements Runnable {
   }
 
   public static void main(String[] args) {
+    LogLevels.apply();
     exit(() -> execute(args));
   }
 

@@ -338,7 +338,10 @@ class DocsReferencesTest {
           "courier.test.jvm.options",
           "courier.worker.jvm.options",
           "courier.docs.write",
-          "courier.debezium.log.level");
+          "courier.debezium.log.level",
+          "courier.log.level",
+          "courier.kafka.log.level",
+          "courier.root.log.level");
 
   private static Set<String> settings() {
     Set<String> keys = new TreeSet<>();

@@ -53,6 +53,12 @@ class ServiceJarIT {
               .toList();
       assertThat(found).as("forbidden entries in %s", jar).isEmpty();
       assertThat(file.getEntry("dev/courier/cli/Courier.class")).isNotNull();
+      // slf4j-simple, not log4j2, whose configuration took about 0.6 s of each start on one core.
+      assertThat(file.getEntry("org/slf4j/simple/SimpleServiceProvider.class")).isNotNull();
+      assertThat(file.getEntry("simplelogger.properties")).isNotNull();
+      assertThat(file.getEntry("org/apache/logging/log4j/core/LoggerContext.class"))
+          .as("log4j-core in %s", jar)
+          .isNull();
       assertThat(file.getManifest().getMainAttributes().getValue("Main-Class"))
           .isEqualTo(Courier.class.getName());
     }
