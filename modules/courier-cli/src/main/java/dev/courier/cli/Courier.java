@@ -41,7 +41,12 @@ public final class Courier implements Runnable {
   }
 
   public static void main(String[] args) {
-    LogLevels.apply();
+    try {
+      LogLevels.apply();
+    } catch (IllegalArgumentException e) {
+      System.err.println("courier: configuration error: " + e.getMessage());
+      System.exit(CONFIG_ERROR);
+    }
     exit(() -> execute(args));
   }
 

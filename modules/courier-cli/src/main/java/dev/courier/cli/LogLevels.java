@@ -31,19 +31,29 @@ final class LogLevels {
 
   private LogLevels() {}
 
+  /** What slf4j-simple understands; it would take anything else for info without a word. */
+  static final List<String> LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
+
   /**
    * slf4j-simple's settings for Courier's properties among these; one already set in slf4j-simple's
    * own words wins, being the more precise.
+   *
+   * @throws IllegalArgumentException naming the property whose level is none of {@link #LEVELS}
    */
   static Map<String, String> translate(Properties properties) {
     Map<String, String> settings = new LinkedHashMap<>();
     KEYS.forEach(
         (courierKey, simpleKeys) -> {
-          String level = properties.getProperty(courierKey);
-          if (level != null) {
+          String given = properties.getProperty(courierKey);
+          if (given != null) {
+            String level = given.trim().toLowerCase(Locale.ROOT);
+            if (!LEVELS.contains(level)) {
+              throw new IllegalArgumentException(
+                  "Invalid value " + given + " for -D" + courierKey + ": one of " + LEVELS);
+            }
             for (String key : simpleKeys) {
               if (properties.getProperty(key) == null) {
-                settings.put(key, level.trim().toLowerCase(Locale.ROOT));
+                settings.put(key, level);
               }
             }
           }

@@ -1,6 +1,7 @@
 package dev.courier.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,6 +30,17 @@ class LogLevelsTest {
     set.setProperty("courier.kafka.log.level", "debug");
     set.setProperty(LogLevels.LOGGER + "org.apache.kafka.clients.NetworkClient", "trace");
     assertThat(LogLevels.translate(set)).containsExactly(Map.entry(LogLevels.ROOT, "info"));
+  }
+
+  @Test
+  void aLevelSlf4jSimpleWouldTakeForInfoIsRefusedNamingTheProperty() {
+    Properties set = new Properties();
+    set.setProperty("courier.debezium.log.level", "verbose");
+    assertThatThrownBy(() -> LogLevels.translate(set))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "Invalid value verbose for -Dcourier.debezium.log.level: one of"
+                + " [trace, debug, info, warn, error, off]");
   }
 
   @Test
