@@ -93,7 +93,7 @@ class ConsumerOutagesIT {
   }
 
   @Test
-  void withItsBrokerGoneItIsUnreadyNamingKafkaAndThenGoesOn(KafkaBroker shared) throws Exception {
+  void withItsBrokerGoneItIsUnreadyNamingKafkaAndThenGoesOn() throws Exception {
     try (PostgresProcess pg = PostgresProcess.builder().build().start();
         KafkaProcess kafka = KafkaProcess.plaintext().start()) {
       String topic = UniqueNames.topic("gone");
