@@ -87,7 +87,9 @@ final class CapturePhase {
       double cpuMicrosPerEvent,
       double warmCpuMicrosPerEvent,
       List<Double> coreShareBySecond,
-      List<String> arrivalsBySecond) {
+      List<String> arrivalsBySecond,
+      double coreProbeMillis,
+      double otherCoreProbeMillis) {
 
     boolean keptUp() {
       return complete && worstMs <= 1_000;
@@ -115,7 +117,8 @@ final class CapturePhase {
           Locale.ROOT,
           "%s, %s: %s; %,.0f/s in the first 10 s, %,.0f/s after; CPU %.1f µs/event (%.1f after"
               + " its first 10 s), all delivered: %s%s; share of its core in each of the first"
-              + " seconds: %s; events/worst delay ms in each: %s",
+              + " seconds: %s; events/worst delay ms in each: %s; its core's speed probe while it"
+              + " read: %.2f ms a unit (the other core's: %.2f)",
           load.describe(),
           reader.label,
           figures,
@@ -128,7 +131,9 @@ final class CapturePhase {
           coreShareBySecond.stream()
               .map(v -> String.format(Locale.ROOT, "%.0f%%", v * 100))
               .toList(),
-          arrivalsBySecond);
+          arrivalsBySecond,
+          coreProbeMillis,
+          otherCoreProbeMillis);
     }
   }
 
@@ -138,7 +143,14 @@ final class CapturePhase {
   private CapturePhase() {}
 
   static Result run(
-      Reader reader, Load load, KafkaProcess kafka, PostgresProcess pg, Path jar, int partitions)
+      Reader reader,
+      Load load,
+      KafkaProcess kafka,
+      PostgresProcess pg,
+      Path jar,
+      int partitions,
+      CoreProbe readerCore,
+      CoreProbe otherCore)
       throws Exception {
     Map<String, String> settings = OutboxProductionRun.relaySettings(kafka, pg);
     String topic = settings.get(OutboxRelayConfig.TOPIC_PREFIX) + ".account";
@@ -197,7 +209,9 @@ final class CapturePhase {
           cpu / 1000.0 / Math.max(1, arrivals.count()),
           warmEvents == 0 ? Double.NaN : (cpuNow - warm.cpuNanos()) / 1000.0 / warmEvents,
           sampler.shares(),
-          arrivals.bySecond(started, 10));
+          arrivals.bySecond(started, 10),
+          readerCore.medianMillis(started, last),
+          otherCore.medianMillis(started, last));
     } finally {
       process.terminate(Duration.ofSeconds(30));
       keepOutput(reader, load, "", process.output());

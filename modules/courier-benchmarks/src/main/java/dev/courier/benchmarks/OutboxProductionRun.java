@@ -24,7 +24,8 @@ import java.util.Map;
  * standalone broker, the relay from the packaged {@code courier.jar}, a writer JVM and this harness
  * reading the topic. With two cores or more the reader under test runs alone on core 1 ({@code
  * taskset}) and everything else on core 0, so what is measured is the reader's own capacity and not
- * the writer's appetite.
+ * the writer's appetite. There a {@link CoreProbe} on each core times it throughout, so a reader
+ * whose core the host slowed (or whose PostgreSQL's) shows it.
  *
  * <ul>
  *   <li><b>keep-up in the outbox's shape</b>: 4 writer threads commit one event per transaction
@@ -93,7 +94,10 @@ public final class OutboxProductionRun {
                 .setting("fsync", "on")
                 .setting("full_page_writes", "on")
                 .build()
-                .start()) {
+                .start();
+        // On both cores for the whole run, so each reader's figures carry the speed of both.
+        CoreProbe readerCore = pinned ? CoreProbe.start(CapturePhase.READER_CORE) : CoreProbe.NONE;
+        CoreProbe otherCore = pinned ? CoreProbe.start(0) : CoreProbe.NONE) {
       OutboxSchema.migrate(pg.dataSource("postgres"), shards);
       Duration warmUp = Duration.ofSeconds(Integer.getInteger("bench.broker.warmup.seconds", 10));
       if (!warmUp.isZero()) {
@@ -113,7 +117,14 @@ public final class OutboxProductionRun {
           for (Reader reader : readers) {
             Result r =
                 CapturePhase.run(
-                    reader, Load.paced(shape, rate, events), kafka, pg, jar, partitions);
+                    reader,
+                    Load.paced(shape, rate, events),
+                    kafka,
+                    pg,
+                    jar,
+                    partitions,
+                    readerCore,
+                    otherCore);
             notes.add(r.describe());
             results.add(r);
             System.out.println(r.describe());
@@ -128,7 +139,8 @@ public final class OutboxProductionRun {
         }
         for (Reader reader : order) {
           Load load = Load.backlogOfOne(ceilingEvents);
-          Result r = CapturePhase.run(reader, load, kafka, pg, jar, partitions);
+          Result r =
+              CapturePhase.run(reader, load, kafka, pg, jar, partitions, readerCore, otherCore);
           notes.add((ceilingRounds > 1 ? "round " + (round + 1) + ": " : "") + r.describe());
           results.add(r);
           System.out.println(r.describe());
