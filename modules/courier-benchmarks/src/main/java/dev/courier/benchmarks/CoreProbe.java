@@ -10,14 +10,13 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * How fast the reader's core runs, four times a second: a process of its own on that core does a
- * fixed piece of work and prints the CPU time it took. On this machine's host the same core ran
- * such work 1.5-1.7x slower for a minute or more at a time, with no steal in {@code /proc/stat} and
- * the core otherwise idle; a reader's CPU per event says as much about the host as about the reader
- * unless it is read against this. The work runs interpreted ({@code -Xint}): in one such slow
- * stretch this loop interpreted slowed 1.65x and a Perl loop 1.5x, the same loop compiled by C2
- * into a few registers 1.1x, and the relay in an earlier one 2x. The probe takes under 1% of the
- * core.
+ * How fast one core runs, four times a second: a process of its own on that core does a fixed piece
+ * of work and prints the CPU time it took. On this machine's host the same core ran such work
+ * 1.5-1.8x slower for a minute or more at a time, with no steal in {@code /proc/stat} and the core
+ * otherwise idle; a reader's CPU per event says as much about the host as about the reader unless
+ * it is read against this. The work runs interpreted ({@code -Xint}): in one such slow stretch this
+ * loop interpreted slowed 1.65x and a Perl loop 1.5x, the same loop compiled by C2 into a few
+ * registers 1.1x, and the relay in an earlier one 2x. The probe takes under 1% of the core.
  */
 final class CoreProbe implements AutoCloseable {
 
@@ -34,7 +33,7 @@ final class CoreProbe implements AutoCloseable {
     this.process = process;
   }
 
-  /** The probe on {@code core}, started and pinned there before any reader. */
+  /** A probe on {@code core}, started and pinned there before any reader. */
   static CoreProbe start(int core) {
     WorkerProcess p =
         JvmWorker.of(CoreProbe.class)

@@ -179,7 +179,7 @@ final class ProductionReport {
                   coreSpeed),
               "x"));
       // Reported, not checked: the probe's loop slows less than a reader does under the same
-      // host (1.55x against 2x, BENCHMARKS.md), so this only narrows the host's share.
+      // host (1.65x against the relay's 2x, BENCHMARKS.md), so this only narrows the host's share.
       checks.add(
           Check.reported(
               new Measurement(
