@@ -223,7 +223,12 @@ public final class OutboxRelay implements AutoCloseable {
     int delivery = config.getInt(OutboxRelayConfig.DELIVERY_TIMEOUT_MS);
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, delivery);
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(30_000, delivery - 1_000));
-    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, delivery);
+    // A send that blocks (no metadata, a full buffer) must not outlast half a lease: the relay
+    // checks its lease before each record, and a record handed to the producer after the lease
+    // lapsed could land after a newer leader's.
+    p.put(
+        ProducerConfig.MAX_BLOCK_MS_CONFIG,
+        Math.min(delivery, config.getLong(OutboxRelayConfig.LEADER_LEASE_MS) / 2));
     p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, config.getString(OutboxRelayConfig.RELAY_NAME));
     return p;
   }

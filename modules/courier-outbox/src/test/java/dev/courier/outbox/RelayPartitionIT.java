@@ -39,20 +39,10 @@ class RelayPartitionIT {
     try (KafkaProcess kafka = KafkaProcess.withProxiedListener().start();
         TcpProxy postgres = TcpProxy.to(db.server().port())) {
       String prefix = UniqueNames.topic("partition").replace('-', '_');
-      Map<String, String> settings =
-          new HashMap<>(
-              OutboxRelayConfig.settings(
-                  kafka.bootstrapServers(), db.jdbcUrl(), db.username(), db.password(), prefix));
-      settings.put(OutboxRelayConfig.LEADER_LEASE_MS, "4000");
-      settings.put(OutboxRelayConfig.DELIVERY_TIMEOUT_MS, "5000");
+      Map<String, String> settings = settings(kafka, db, prefix);
       String topic = prefix + ".account";
       kafka.createTopic(topic, 1);
-
-      Map<String, String> cutOff = new HashMap<>(settings);
-      cutOff.put(
-          OutboxRelayConfig.BOOTSTRAP_SERVERS,
-          kafka.proxiedClientSettings().get("bootstrap.servers"));
-      cutOff.put(OutboxRelayConfig.DATABASE_PORT, String.valueOf(postgres.port()));
+      Map<String, String> cutOff = cutOff(settings, kafka, postgres);
       try (WorkerProcess leader = startLeader(cutOff);
           OutboxRelay standby =
               OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
@@ -109,6 +99,83 @@ class RelayPartitionIT {
             .containsExactlyElementsOf(written);
       }
     }
+  }
+
+  /**
+   * A leader cut off from PostgreSQL for longer than its lease, with a batch in flight that Kafka
+   * does not take: a standby takes over, publishes that batch's event and a newer one, and stops.
+   * The old leader then reaches PostgreSQL again and leads once more, in a new term, before it
+   * reaches Kafka: nothing of its former term may follow the standby's records.
+   */
+  @Test
+  void aLeaderThatLeadsAgainAfterAStandbysTermSendsNothingOfItsFormerOne(TestDatabase db)
+      throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.withProxiedListener().start();
+        TcpProxy postgres = TcpProxy.to(db.server().port())) {
+      String prefix = UniqueNames.topic("again").replace('-', '_');
+      Map<String, String> settings = settings(kafka, db, prefix);
+      String topic = prefix + ".account";
+      kafka.createTopic(topic, 1);
+      Map<String, String> cutOff = cutOff(settings, kafka, postgres);
+      try (WorkerProcess leader = startLeader(cutOff)) {
+        List<String> written = new ArrayList<>();
+        written.add(OutboxFixture.write(db, "acc-1"));
+        awaitDelivered(kafka, topic, written);
+
+        kafka.proxy().partition();
+        written.add(OutboxFixture.write(db, "acc-1"));
+        await().atMost(TIMEOUT).until(() -> leader.output().contains("sending it and the"));
+        postgres.partition();
+        try (OutboxRelay standby =
+            OutboxRelay.create(settings, new SimpleMeterRegistry(), Clock.systemUTC())) {
+          awaitDelivered(kafka, topic, written); // the standby leads and publishes the batch
+          written.add(OutboxFixture.write(db, "acc-1"));
+          awaitDelivered(kafka, topic, written);
+        }
+        postgres.cutAll();
+        postgres.heal();
+        await().atMost(TIMEOUT).until(() -> leader.output().contains("again in a new term"));
+        kafka.proxy().cutAll();
+        kafka.proxy().heal();
+        written.add(OutboxFixture.write(db, "acc-1"));
+        awaitDelivered(kafka, topic, written);
+
+        List<ConsumerRecord<String, String>> records = read(kafka, topic, Duration.ofSeconds(3));
+        long newest = 0;
+        for (int i = 0; i < records.size(); i++) {
+          long term = OutboxFixture.incarnation(records.get(i));
+          assertThat(term)
+              .as("record %d (%s) of a term older than one before it", i, id(records.get(i)))
+              .isGreaterThanOrEqualTo(newest);
+          newest = term;
+        }
+        assertThat(records.stream().map(RelayPartitionIT::id).distinct().toList())
+            .as("nothing lost, in commit order")
+            .containsExactlyElementsOf(written);
+      }
+    }
+  }
+
+  /** A relay of this broker and database, with a 4 s lease and 5 s to deliver. */
+  private static Map<String, String> settings(KafkaProcess kafka, TestDatabase db, String prefix) {
+    Map<String, String> settings =
+        new HashMap<>(
+            OutboxRelayConfig.settings(
+                kafka.bootstrapServers(), db.jdbcUrl(), db.username(), db.password(), prefix));
+    settings.put(OutboxRelayConfig.LEADER_LEASE_MS, "4000");
+    settings.put(OutboxRelayConfig.DELIVERY_TIMEOUT_MS, "5000");
+    return settings;
+  }
+
+  /** The same relay, reaching Kafka and PostgreSQL through proxies that can cut it off. */
+  private static Map<String, String> cutOff(
+      Map<String, String> settings, KafkaProcess kafka, TcpProxy postgres) {
+    Map<String, String> cutOff = new HashMap<>(settings);
+    cutOff.put(
+        OutboxRelayConfig.BOOTSTRAP_SERVERS,
+        kafka.proxiedClientSettings().get("bootstrap.servers"));
+    cutOff.put(OutboxRelayConfig.DATABASE_PORT, String.valueOf(postgres.port()));
+    return cutOff;
   }
 
   private static WorkerProcess startLeader(Map<String, String> settings) {

@@ -148,13 +148,19 @@ public final class LeaderTerm implements AutoCloseable {
     if (!leading || closed.getAsBoolean()) {
       return;
     }
-    if (leadership.renew() == Leadership.Renewal.TAKEN) {
+    Leadership.Renewal renewal = leadership.renew();
+    if (renewal == Leadership.Renewal.TAKEN) {
       stepDown(
           "lost the leadership of slot "
               + config.getString(OutboxRelayConfig.SLOT_NAME)
               + " (its lease lapsed; "
               + handover.leader()
               + " leads now)");
+      onLost.run();
+    } else if (renewal == Leadership.Renewal.REACQUIRED) {
+      // A new term: the engine's batch in flight is the former term's. It stops (its fence
+      // refuses it) and starts again from the stored position, which another leader may have
+      // moved meanwhile.
       onLost.run();
     }
   }

@@ -35,8 +35,14 @@ public final class Leadership implements AutoCloseable {
 
   /** What a renewal found. */
   public enum Renewal {
-    /** This relay leads (renewed, or acquired again after a lost connection). */
+    /** This relay leads: its lease renewed. */
     HELD,
+    /**
+     * This relay leads again after its lock's connection was lost, in a new term: what it had in
+     * flight belongs to the former term and must not be published (another relay may have led in
+     * between and published the same events and later ones).
+     */
+    REACQUIRED,
     /** PostgreSQL cannot be reached: nobody can take the lock over from it meanwhile. */
     UNREACHABLE,
     /** Another relay holds the lock now. */
@@ -252,9 +258,18 @@ public final class Leadership implements AutoCloseable {
       return Renewal.UNREACHABLE;
     }
     try {
+      long former = incarnation;
       boolean leads = acquire(null);
       taken = !leads;
-      return leads ? Renewal.HELD : Renewal.TAKEN;
+      if (leads) {
+        LOG.warn(
+            "leading slot {} again in a new term (incarnation {} after {}): what was in flight"
+                + " is not published, the relay starts again from the stored position",
+            slot,
+            incarnation,
+            former);
+      }
+      return leads ? Renewal.REACQUIRED : Renewal.TAKEN;
     } catch (Outage e) {
       return Renewal.UNREACHABLE;
     } catch (RuntimeException e) {
@@ -268,18 +283,34 @@ public final class Leadership implements AutoCloseable {
   }
 
   /**
+   * True while this relay leads in term {@code incarnation} and its lease has not lapsed: a batch
+   * begun in an earlier term is never published in a later one, whoever led in between.
+   */
+  public boolean validIn(long term) {
+    return valid() && incarnation == term;
+  }
+
+  /**
    * Waits up to {@code max} for a valid lease (a renewal in flight, PostgreSQL back after a short
    * outage); false once it is known to be another relay's, or the wait ran out.
    */
   public boolean awaitValid(Duration max) throws InterruptedException {
+    return awaitValid(max, -1);
+  }
+
+  /**
+   * As {@link #awaitValid(Duration)}, in term {@code term} ({@code -1}: any): false at once when a
+   * newer term began.
+   */
+  public boolean awaitValid(Duration max, long term) throws InterruptedException {
     long deadline = System.nanoTime() + max.toNanos();
     while (!valid()) {
-      if (taken || System.nanoTime() >= deadline) {
+      if (taken || (term >= 0 && incarnation != term) || System.nanoTime() >= deadline) {
         return false;
       }
       TimeUnit.MILLISECONDS.sleep(10);
     }
-    return true;
+    return term < 0 || incarnation == term;
   }
 
   public boolean held() {

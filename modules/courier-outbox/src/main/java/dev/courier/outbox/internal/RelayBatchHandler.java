@@ -94,7 +94,11 @@ public final class RelayBatchHandler
       List<RecordChangeEvent<SourceRecord>> changes,
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
-    fence("publish");
+    fence("publish", -1);
+    // The term the batch is published in: from here on every fence asks for it, so nothing of
+    // this batch is sent once a newer term began, even one this relay itself leads again.
+    long term = leadership.incarnation();
+    fence("publish", term);
     List<RowRouter.Publish> publish = new ArrayList<>();
     long received = clock.millis();
     byte[] relay = leadership.header();
@@ -115,10 +119,10 @@ public final class RelayBatchHandler
       }
     }
     OutboxRelay.BEFORE_KAFKA_SEND.reach();
-    sendAll(publish);
+    sendAll(publish, term);
     CrashPoints.AFTER_KAFKA_SEND_BEFORE_SOURCE_OFFSET_COMMIT.reach();
     // A position stored after another relay took over could move the slot past its events.
-    fence("acknowledge");
+    fence("acknowledge", term);
     for (RecordChangeEvent<SourceRecord> change : changes) {
       committer.markProcessed(change);
     }
@@ -156,13 +160,24 @@ public final class RelayBatchHandler
    * briefly away, so it waits up to one lease for it before giving up.
    */
   void fence(String what) throws InterruptedException {
-    if (!leadership.awaitValid(lease)) {
+    fence(what, -1);
+  }
+
+  /**
+   * As {@link #fence(String)}, in term {@code term} ({@code -1}: any): a batch begun in an earlier
+   * term stops, even when this relay leads again, since another may have led in between.
+   */
+  void fence(String what, long term) throws InterruptedException {
+    if (!leadership.awaitValid(lease, term)) {
       throw new LeadershipLost(
           "no longer the leader of slot "
               + config.getString(OutboxRelayConfig.SLOT_NAME)
-              + " (incarnation "
-              + leadership.incarnation()
-              + "): will not "
+              + " in incarnation "
+              + (term < 0 ? leadership.incarnation() : term)
+              + (term >= 0 && leadership.incarnation() != term
+                  ? " (incarnation " + leadership.incarnation() + " began since)"
+                  : "")
+              + ": will not "
               + what
               + " this batch; the leader re-sends it");
     }
@@ -189,13 +204,18 @@ public final class RelayBatchHandler
    * in time, that record and every later one are sent again, in order, until Kafka takes them: the
    * relay waits out a broker outage and keeps each key's order.
    */
-  private void sendAll(List<RowRouter.Publish> events) throws InterruptedException {
+  private void sendAll(List<RowRouter.Publish> events, long term) throws InterruptedException {
     List<RowRouter.Publish> pending = events;
     waitingSince = clock.millis();
     try {
       while (!pending.isEmpty()) {
         List<Future<RecordMetadata>> acks = new ArrayList<>(pending.size());
         for (RowRouter.Publish event : pending) {
+          // Each record, not each batch: a send may block (metadata, a full buffer) for up to
+          // max.block.ms, which is kept within half a lease, and the lease may lapse meanwhile.
+          if (!leadership.validIn(term)) {
+            fence("send", term);
+          }
           Future<RecordMetadata> ack = send(event);
           acks.add(ack);
           // Under 'fail' nothing after a refused row may reach Kafka before the stop, or it would
@@ -244,7 +264,7 @@ public final class RelayBatchHandler
         Thread.sleep(RESEND_PAUSE.toMillis());
         // A leader cut off from Kafka and PostgreSQL may have been replaced meanwhile: its copies,
         // landing once the network heals, would follow the new leader's newer events of a key.
-        fence("send again");
+        fence("send again", term);
         metrics.resent.increment(again.size());
         pending = again;
       }
