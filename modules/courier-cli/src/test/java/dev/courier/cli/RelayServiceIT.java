@@ -120,7 +120,9 @@ class RelayServiceIT {
       try (WorkerProcess relay = relay(settings)) {
         int port = CourierProcess.port(relay);
         // The checks passed and the engine is about to start: PostgreSQL goes away right then.
-        await().atMost(TIMEOUT).until(() -> relay.output().contains("will be created"));
+        await()
+            .atMost(TIMEOUT)
+            .until(() -> relay.output().contains("no stored position; starting from slot"));
         pg.crash();
         CourierProcess.awaitHealth(port, 503, "PostgreSQL");
         assertThat(relay.isAlive()).isTrue();

@@ -39,8 +39,31 @@ public interface OutboxWriter {
     private boolean removeAfterInsert = true;
     private MeterRegistry meterRegistry = Metrics.globalRegistry;
     private OpenTelemetry openTelemetry;
+    private boolean checkCapture = true;
+    private OutboxCapture capture;
 
     private Builder() {}
+
+    /**
+     * Whether a write is refused ({@link OutboxNotCapturedException}) while no replication slot and
+     * publication capture the outbox table (default true; checked at the first write, then every 30
+     * s): such an event would commit and never be published. Turn it off only where the table is
+     * captured by other means the check cannot see.
+     */
+    public Builder checkCapture(boolean checkCapture) {
+      this.checkCapture = checkCapture;
+      return this;
+    }
+
+    /**
+     * The slot and publication the relays read through: the check then asks for exactly those (a
+     * shard's with its suffix). Without it, any publication holding the table and any {@code
+     * pgoutput} slot of the database pass, which misses a dropped slot where others remain.
+     */
+    public Builder capture(OutboxCapture capture) {
+      this.capture = Objects.requireNonNull(capture, "capture");
+      return this;
+    }
 
     /**
      * A sharded outbox: each event goes to its aggregate id's shard, whose relay publishes it (the
@@ -78,7 +101,12 @@ public interface OutboxWriter {
 
     public OutboxWriter build() {
       return new PostgresOutboxWriter(
-          removeAfterInsert, shards, meterRegistry, Traces.of(openTelemetry));
+          removeAfterInsert,
+          shards,
+          meterRegistry,
+          Traces.of(openTelemetry),
+          checkCapture,
+          capture);
     }
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.courier.core.CourierTracing;
 import dev.courier.core.internal.Traces;
+import dev.courier.outbox.internal.Capture;
 import dev.courier.outbox.internal.TraceColumn;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,9 +27,28 @@ final class PostgresOutboxWriter implements OutboxWriter {
   private final Counter[] written;
   private final Traces traces;
 
+  /** Per shard, when its table was last found captured (0: not yet): checked again after that. */
+  private final long[] capturedAt;
+
+  private final boolean checkCapture;
+
+  /** The slot and publication the relays read through, when the writer was told; else null. */
+  private final OutboxCapture capture;
+
+  /** How long a table found captured is not checked again. */
+  private static final long RECHECK_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+
   PostgresOutboxWriter(
-      boolean removeAfterInsert, OutboxShards shards, MeterRegistry registry, Traces traces) {
+      boolean removeAfterInsert,
+      OutboxShards shards,
+      MeterRegistry registry,
+      Traces traces,
+      boolean checkCapture,
+      OutboxCapture capture) {
     this.removeAfterInsert = removeAfterInsert;
+    this.checkCapture = checkCapture;
+    this.capture = capture;
+    this.capturedAt = new long[shards.count()];
     this.traces = traces;
     this.shards = shards;
     this.inserts = new String[shards.count()];
@@ -87,6 +107,7 @@ final class PostgresOutboxWriter implements OutboxWriter {
 
   private void writeShard(Connection connection, int shard, List<OutboxEvent> events)
       throws SQLException {
+    requireCapture(connection, shard);
     String traceContext = traces.enabled() ? TraceColumn.capture(traces) : null;
     try (PreparedStatement insert = connection.prepareStatement(inserts[shard])) {
       for (OutboxEvent event : events) {
@@ -120,6 +141,34 @@ final class PostgresOutboxWriter implements OutboxWriter {
         delete.executeBatch();
       }
     }
+  }
+
+  /**
+   * Refuses the write while no slot and publication capture the shard's table: the event would
+   * commit and never be published (a first deploy whose writers start before its relay).
+   */
+  private void requireCapture(Connection connection, int shard) throws SQLException {
+    if (!checkCapture) {
+      return;
+    }
+    long at = capturedAt[shard];
+    if (at != 0 && System.nanoTime() - at < RECHECK_NANOS) {
+      return;
+    }
+    OutboxCapture own = capture == null ? null : capture.shard(shard, shards.count());
+    String missing =
+        own == null
+            ? Capture.missing(connection, shards.table(shard))
+            : Capture.missing(connection, shards.table(shard), own.slot(), own.publication());
+    if (missing != null) {
+      throw new OutboxNotCapturedException(
+          "not written: "
+              + missing
+              + ", so the event would never be published. Start the relay once (it makes its"
+              + " slot and publication before it streams), or run"
+              + " OutboxSchema.prepareCapture with a role that may create them.");
+    }
+    capturedAt[shard] = System.nanoTime();
   }
 
   private static String headers(OutboxEvent event) {

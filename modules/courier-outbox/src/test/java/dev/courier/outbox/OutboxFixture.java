@@ -71,10 +71,23 @@ final class OutboxFixture {
 
   /** Commits one credit event for the account; its event id. */
   static String write(TestDatabase db, String account) throws Exception {
+    return write(db, account, OutboxWriter.create());
+  }
+
+  /**
+   * As {@link #write(TestDatabase, String)}, with a writer that does not check the slot first: one
+   * that found it there less than 30 s before it was dropped, so its event falls in the gap.
+   */
+  static String writeUnchecked(TestDatabase db, String account) throws Exception {
+    return write(db, account, OutboxWriter.builder().checkCapture(false).build());
+  }
+
+  private static String write(TestDatabase db, String account, OutboxWriter writer)
+      throws Exception {
     OutboxEvent event = OutboxRelayIT.credit(account, 10).build();
     try (Connection c = db.connection()) {
       c.setAutoCommit(false);
-      OutboxWriter.create().write(c, event);
+      writer.write(c, event);
       c.commit();
     }
     return event.eventId().toString();

@@ -180,7 +180,29 @@ class RelayRefusalsIT {
         Statement s = c.createStatement()) {
       s.execute("SELECT pg_drop_replication_slot('" + slot + "')");
     }
-    write(db, OutboxRelayIT.credit("acc-4", 2).build());
+    // A writer that looks first refuses while the slot is gone; one that found it there before the
+    // drop (it looks again every 30 s) writes into the gap.
+    OutboxWriter checking =
+        OutboxWriter.builder()
+            .capture(OutboxCapture.of(new OutboxRelayConfig(fixture.settings)))
+            .build();
+    assertThatThrownBy(
+            () -> {
+              try (Connection c = db.connection()) {
+                c.setAutoCommit(false);
+                checking.write(c, OutboxRelayIT.credit("acc-4", 2).build());
+              }
+            })
+        .isInstanceOf(OutboxNotCapturedException.class)
+        .hasMessageContaining("replication slot " + slot + " does not exist");
+    try (Connection c = db.connection()) {
+      c.setAutoCommit(false);
+      OutboxWriter.builder()
+          .checkCapture(false)
+          .build()
+          .write(c, OutboxRelayIT.credit("acc-4", 2).build());
+      c.commit();
+    }
     assertThatThrownBy(() -> OutboxRelay.create(fixture.settings))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("outbox.slot.gap.policy")

@@ -4,7 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.courier.outbox.OutboxCapture;
 import dev.courier.outbox.OutboxEvent;
+import dev.courier.outbox.OutboxNotCapturedException;
+import dev.courier.outbox.OutboxSchema;
+import dev.courier.outbox.OutboxShards;
+import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
@@ -18,6 +23,10 @@ import java.util.List;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.availability.ApplicationAvailability;
+import org.springframework.boot.availability.ApplicationAvailabilityBean;
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -93,6 +102,94 @@ class SpringOutboxIT {
               assertThat(kafka.readStrings(prefix + ".order", 2, TIMEOUT))
                   .extracting(ConsumerRecord::key)
                   .containsExactly("o-2", "o-4");
+            });
+  }
+
+  /**
+   * A first deploy on a fresh database: an order taken the moment the application is up, before its
+   * relay streams, is published. The starter made the relay's slot and publication before the
+   * application was up; without them that event was committed and never published.
+   */
+  @Test
+  void onAFirstDeployAnOrderTakenAtOnceIsPublished() {
+    String prefix = UniqueNames.topic("first");
+    relayApplication(prefix)
+        .withBean(ApplicationAvailabilityBean.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              AvailabilityChangeEvent.publish(context, ReadinessState.ACCEPTING_TRAFFIC);
+              assertThat(context.getBean(ApplicationAvailability.class).getReadinessState())
+                  .as("ready at once: the outbox is captured")
+                  .isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
+              new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+                  .executeWithoutResult(
+                      status -> context.getBean(TransactionalOutbox.class).write(event("f-1")));
+              assertThat(kafka.readStrings(prefix + ".order", 1, TIMEOUT))
+                  .extracting(ConsumerRecord::key)
+                  .containsExactly("f-1");
+            });
+  }
+
+  /**
+   * An application whose role may not make the slot, with the relay elsewhere and not started yet:
+   * it is not ready and its writer refuses orders (nothing is committed that would never be
+   * published); once the slot and publication exist it is ready and takes them.
+   */
+  @Test
+  void untilTheOutboxIsCapturedTheApplicationIsNotReadyAndItsWriterRefuses(CourierInfra infra) {
+    String prefix = UniqueNames.topic("uncaptured");
+    String id = prefix.replaceAll("[^a-z0-9_]", "_");
+    // A database of its own: the class's holds the other tests' slots.
+    TestDatabase db = infra.postgres().createDatabase("uncaptured");
+    OutboxSchema.migrate(db.dataSource());
+    Contexts.application()
+        .withBean(ApplicationAvailabilityBean.class)
+        .withPropertyValues(
+            "spring.datasource.url=" + db.jdbcUrl(),
+            "spring.datasource.username=" + db.username(),
+            "spring.datasource.password=" + db.password(),
+            "spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+            // The tables are there; nothing here may make the slot (as for a role without
+            // REPLICATION).
+            "courier.outbox.schema.migrate=false",
+            "courier.outbox.topic.prefix=" + prefix,
+            "courier.outbox.slot.name=" + id + "_slot",
+            "courier.outbox.publication.name=" + id + "_pub")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              AvailabilityChangeEvent.publish(context, ReadinessState.ACCEPTING_TRAFFIC);
+              ApplicationAvailability availability = context.getBean(ApplicationAvailability.class);
+              assertThat(availability.getReadinessState())
+                  .isEqualTo(ReadinessState.REFUSING_TRAFFIC);
+              HealthIndicator capture =
+                  context.getBean("courierOutboxCaptureHealthIndicator", HealthIndicator.class);
+              assertThat(capture.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+              assertThat(String.valueOf(capture.health().getDetails().get("reason")))
+                  .contains("replication slot " + id + "_slot does not exist");
+              TransactionTemplate tx =
+                  new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+              assertThatThrownBy(
+                      () ->
+                          tx.executeWithoutResult(
+                              status ->
+                                  context.getBean(TransactionalOutbox.class).write(event("u-1"))))
+                  .isInstanceOf(OutboxNotCapturedException.class)
+                  .hasMessageContaining("would never be published");
+
+              // The relay's start makes them (here by hand, with a role that may).
+              OutboxSchema.prepareCapture(
+                  db.dataSource(),
+                  OutboxShards.SINGLE,
+                  new OutboxCapture(id + "_slot", id + "_pub", false));
+              await()
+                  .atMost(TIMEOUT)
+                  .until(
+                      () -> availability.getReadinessState() == ReadinessState.ACCEPTING_TRAFFIC);
+              assertThat(capture.health().getStatus()).isEqualTo(Status.UP);
+              tx.executeWithoutResult(
+                  status -> context.getBean(TransactionalOutbox.class).write(event("u-2")));
             });
   }
 

@@ -5,6 +5,8 @@ import dev.courier.core.internal.Failures;
 import dev.courier.core.internal.Traces;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.RelayFault;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -204,8 +206,31 @@ public final class RelaySupervisor implements Runnable {
     Publication.narrow(config, postgres);
     Optional<StoredPosition.Position> stored = StoredPosition.read(config);
     start.mark("stored position");
+    if (stored.isEmpty()) {
+      prepareCapture();
+    }
     decide(SlotIdentity.check(config, postgres, stored));
     positionChecked = true;
+  }
+
+  /**
+   * A first start (no stored position): the slot and publication are made now, before the engine,
+   * so an event committed from here on is published whenever the engine gets to it (the writer
+   * refuses events until then). Not on a later start: a slot missing then is a gap the slot check
+   * names, not something to make again silently.
+   */
+  private void prepareCapture() throws Outage {
+    try (Connection c = postgres.connect()) {
+      Capture.ensure(
+          c,
+          config.table(),
+          config.getString(OutboxRelayConfig.SLOT_NAME),
+          config.getString(OutboxRelayConfig.PUBLICATION_NAME),
+          config.getBoolean(OutboxRelayConfig.SLOT_FAILOVER));
+    } catch (SQLException e) {
+      throw postgres.classify(e);
+    }
+    start.mark("capture");
   }
 
   /** Goes on, goes on past a counted gap, or refuses naming the setting. */

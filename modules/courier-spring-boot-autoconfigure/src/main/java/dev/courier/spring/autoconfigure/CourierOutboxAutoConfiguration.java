@@ -1,10 +1,12 @@
 package dev.courier.spring.autoconfigure;
 
+import dev.courier.outbox.OutboxCapture;
 import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxSchema;
 import dev.courier.outbox.OutboxShards;
 import dev.courier.outbox.OutboxWriter;
 import dev.courier.spring.CourierHealth;
+import dev.courier.spring.OutboxCaptureReadiness;
 import dev.courier.spring.OutboxRelayLifecycle;
 import dev.courier.spring.TransactionalOutbox;
 import dev.courier.spring.internal.CourierSettings;
@@ -13,6 +15,8 @@ import io.micrometer.core.instrument.Metrics;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -20,6 +24,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -41,31 +46,88 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 @ConditionalOnBooleanProperty(name = "courier.outbox.enabled", matchIfMissing = true)
 public class CourierOutboxAutoConfiguration {
 
+  private static final Logger LOG = LoggerFactory.getLogger(CourierOutboxAutoConfiguration.class);
+
   @Bean
   @ConditionalOnMissingBean
   OutboxWriter courierOutboxWriter(
       CourierSettings settings,
       ObjectProvider<MeterRegistry> registry,
       ObjectProvider<OpenTelemetry> openTelemetry) {
-    int shards =
-        (Integer) settings.value(OutboxRelayConfig.configDef(), OutboxRelayConfig.SHARD_COUNT);
     OutboxWriter.Builder writer =
         OutboxWriter.builder()
-            .shards(OutboxShards.of(shards))
+            .shards(shards(settings))
+            .capture(capture(settings))
             .meterRegistry(registry.getIfAvailable(() -> Metrics.globalRegistry));
     // Boot's OpenTelemetry (spring-boot-starter-opentelemetry): rows carry the request's trace.
     openTelemetry.ifAvailable(writer::openTelemetry);
     return writer.build();
   }
 
-  /** The outbox tables, created or upgraded before anything can write to them. */
+  /**
+   * The outbox tables, created or upgraded before anything can write to them, and the relay's slot
+   * and publication made if this application's role may (else the relay makes them at its start,
+   * and until then the writer refuses events and the application is not ready).
+   */
   @Bean
   @ConditionalOnSingleCandidate(DataSource.class)
   @ConditionalOnBooleanProperty(name = "courier.outbox.schema.migrate", matchIfMissing = true)
   InitializingBean courierOutboxSchema(CourierSettings settings, DataSource dataSource) {
-    int shards =
-        (Integer) settings.value(OutboxRelayConfig.configDef(), OutboxRelayConfig.SHARD_COUNT);
-    return () -> OutboxSchema.migrate(dataSource, OutboxShards.of(shards));
+    OutboxShards shards = shards(settings);
+    OutboxCapture capture = capture(settings);
+    return () -> {
+      OutboxSchema.migrate(dataSource, shards);
+      try {
+        OutboxSchema.prepareCapture(dataSource, shards, capture);
+      } catch (IllegalStateException e) {
+        LOG.warn(
+            "{}; until the relay has made them the outbox writer refuses events and the"
+                + " application is not ready",
+            e.getMessage());
+      }
+    };
+  }
+
+  /**
+   * Not ready while nothing captures the outbox: a first deploy's orders would be committed and
+   * never published.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnSingleCandidate(DataSource.class)
+  OutboxCaptureReadiness courierOutboxCaptureReadiness(
+      CourierSettings settings, DataSource dataSource) {
+    return new OutboxCaptureReadiness(dataSource, shards(settings), capture(settings));
+  }
+
+  /** The slot and publication of {@code courier.outbox.*}, as the relays are set. */
+  private static OutboxCapture capture(CourierSettings settings) {
+    return new OutboxCapture(
+        (String) settings.value(OutboxRelayConfig.configDef(), OutboxRelayConfig.SLOT_NAME),
+        (String) settings.value(OutboxRelayConfig.configDef(), OutboxRelayConfig.PUBLICATION_NAME),
+        (Boolean) settings.value(OutboxRelayConfig.configDef(), OutboxRelayConfig.SLOT_FAILOVER));
+  }
+
+  private static OutboxShards shards(CourierSettings settings) {
+    return OutboxShards.of(
+        (Integer) settings.value(OutboxRelayConfig.configDef(), OutboxRelayConfig.SHARD_COUNT));
+  }
+
+  /** Whether the outbox is captured, with the reason when not. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(HealthIndicator.class)
+  static class CaptureHealthConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "courierOutboxCaptureHealthIndicator")
+    @ConditionalOnSingleCandidate(DataSource.class)
+    HealthIndicator courierOutboxCaptureHealthIndicator(OutboxCaptureReadiness capture) {
+      return () ->
+          capture
+              .missing()
+              .map(why -> Health.outOfService().withDetail("reason", why).build())
+              .orElseGet(() -> Health.up().build());
+    }
   }
 
   @Bean
