@@ -132,6 +132,8 @@ class DocsReferencesTest {
           "DataSource",
           "OutputStream",
           "Error",
+          "ApplicationAvailability",
+          "OffsetsMessageFormatter",
           // Debezium's internals that a profile found on the relay's path
           "CommonEventMeter",
           "StreamingMeter",

@@ -7,6 +7,7 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.testkit.CommitHistory;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.KeyOrderCheck;
@@ -138,21 +139,37 @@ class OrderedRetryWorkersIT {
               LOG.error("{} neither done nor in the DLT", k);
             }
           }
-          KeyOrderCheck.Result order = KeyOrderCheck.check(endpoint.log(), byKey, 3);
+          KeyOrderCheck.Result order =
+              KeyOrderCheck.check(
+                  endpoint.log(),
+                  byKey,
+                  3,
+                  dead.stream().map(d -> d.operationKey().orElseThrow()).toList());
           Map<String, Long> reasons =
               dead.stream()
                   .collect(Collectors.groupingBy(DltRecord::reason, Collectors.counting()));
           LOG.info(
-              "records {}, calls {}, repeated successes {}, lost {}, order violations {}, DLT {},"
-                  + " SIGKILLs {}",
+              "records {}, calls {}, repeated successes {}, lost {}, violations of first handling"
+                  + " {}, of final state {}, of parking {}, DLT {}, SIGKILLs {}",
               RECORDS,
               endpoint.totalCalls(),
               order.repeatedSuccesses(),
               lost,
-              order.violations().size(),
+              order.firstHandling().size(),
+              order.finalState().size(),
+              order.parking().size(),
               reasons,
               kills);
-          assertThat(order.violations()).as("each key's records in main-topic order").isEmpty();
+          assertThat(order.firstHandling())
+              .as("no record first handled before its key's earlier ones are resolved")
+              .isEmpty();
+          assertThat(order.finalState())
+              .as("each record's last success in its key's order")
+              .isEmpty();
+          assertThat(order.parking()).as("never handled and parked, nor parked twice").isEmpty();
+          assertThat(CommitHistory.of(kafka, group).backwardMoves())
+              .as("no commit of the group takes a partition back")
+              .isEmpty();
           assertThat(lost).isZero();
           assertThat(deadKeys)
               .as("every refused record is in the DLT")

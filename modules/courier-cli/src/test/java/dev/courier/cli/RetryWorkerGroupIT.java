@@ -7,6 +7,7 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.testkit.CommitHistory;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.RecordingEndpoint;
@@ -86,6 +87,9 @@ class RetryWorkerGroupIT {
                 () ->
                     kafka.uncommitted(group, List.of(topic, topic + ".retry.1", topic + ".retry.2"))
                         == 0);
+        assertThat(CommitHistory.of(kafka, group).backwardMoves())
+            .as("no commit of the group takes a partition back")
+            .isEmpty();
         List<WorkerProcess> survivors = workers.subList(3, 5);
         for (WorkerProcess w : survivors) {
           assertThat(w.isAlive()).as("no worker exits because of a rebalance").isTrue();

@@ -76,6 +76,14 @@ public final class CourierHeaders {
    */
   public static final String BLOCKED_BY = "courier.blocked.by";
 
+  /**
+   * On a keyed record's hop to a tier under {@code retry.ordering=key}: {@code key}. A copy whose
+   * key no longer waits for it (its head was resolved by another copy, or read again from the main
+   * topic after a crash and resolved there) is not called, so a later record of its key handled
+   * meanwhile is never followed by it.
+   */
+  public static final String ORDERING = "courier.ordering";
+
   /** Set on records an operator replayed from a DLT: {@code <dlt topic>-<partition>@<offset>}. */
   public static final String REPLAY_OF = "courier.replay.of";
 
@@ -108,7 +116,8 @@ public final class CourierHeaders {
           REASON,
           FAILED_AT,
           PAYLOAD_OMITTED,
-          BLOCKED_BY);
+          BLOCKED_BY,
+          ORDERING);
 
   /**
    * What one header is, for people: docs/headers.md is generated from {@link #ALL}.
@@ -253,6 +262,14 @@ public final class CourierHeaders {
               "<topic>-<partition>@<offset>",
               "The record of the same key this one waited behind, which went to the DLT first"
                   + " (or, for ordering-overflow, which it would have waited behind)."),
+          new Spec(
+              ORDERING,
+              "retry ladder (a keyed record's hop to a tier, with retry.ordering=key)",
+              "retry ladder",
+              "key",
+              "The hop was made under key order: a copy its key no longer waits for (its head"
+                  + " already resolved by another copy, or read again from the main topic after a"
+                  + " crash) is committed past without a call."),
           new Spec(
               TRACEPARENT,
               "outbox relay (from the row's tracingspancontext), retry ladder (each hop: the"

@@ -86,7 +86,10 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
     this.onFailure = b.onFailure;
     this.pollTimeout = b.pollTimeout != null ? b.pollTimeout : b.config.pollTimeout();
     this.commits =
-        new ConsumerCommits(consumer, IdempotencyMetrics.commitsRefused(b.meterRegistry, b.group));
+        new ConsumerCommits(
+            consumer,
+            IdempotencyMetrics.commitsRefused(b.meterRegistry, b.group),
+            KafkaConnection.requestTimeout(consumerConfig));
     this.outage = new DatabaseOutage("idempotent consumer " + b.group, Clock.systemUTC());
     this.connection =
         new KafkaConnection(
@@ -171,6 +174,7 @@ public final class IdempotentConsumer<K, V> implements AutoCloseable {
         results.add(result);
       }
       settle(partition, batch, results);
+      rewind.settled(partition);
     }
     return null;
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.courier.core.CourierHeaders;
+import dev.courier.testkit.CommitHistory;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -66,6 +68,67 @@ class IdempotentConsumerIT {
     assertThat(applied(db, topic)).isBetween(2L, 4L);
   }
 
+  /**
+   * Single mode handles a poll partition by partition. A transient failure in the second partition
+   * after the first was settled reads again only the second: reading the first again marked its
+   * records done again, below what was already committed, and the group's position moved back.
+   */
+  @Test
+  void aTransientFailureInOnePartitionReadsAgainOnlyWhatWasNotDone(
+      KafkaBroker kafka, TestDatabase db) throws Exception {
+    String topic = UniqueNames.topic("single");
+    String group = UniqueNames.group("single");
+    kafka.createTopic(topic, 2);
+    produce(kafka, 40, i -> new ProducerRecord<>(topic, i % 2, "k", "v" + i));
+    try (Connection c = db.connection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE IF NOT EXISTS single_effects (value text)");
+    }
+    // The first record of whichever partition comes second in a poll fails once, as a
+    // serialization failure does.
+    java.util.Set<Integer> seen = new java.util.HashSet<>();
+    java.util.concurrent.atomic.AtomicBoolean failed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    IdempotentHandler<String, String> handler =
+        IdempotentHandler.<String, String>builder()
+            .dataSource(db.dataSource())
+            .config(Map.of(IdempotencyConfig.CONSUMER_NAME, group))
+            .effect(
+                (c, record) -> {
+                  if (seen.add(record.partition()) && seen.size() == 2 && !failed.getAndSet(true)) {
+                    throw new java.sql.SQLTransientException("could not serialize", "40001");
+                  }
+                  try (PreparedStatement ps =
+                      c.prepareStatement("INSERT INTO single_effects VALUES (?)")) {
+                    ps.setString(1, record.value());
+                    ps.executeUpdate();
+                  }
+                })
+            .build();
+    try (IdempotentConsumer<String, String> consumer =
+        IdempotentConsumer.builder(
+                withGroup(kafka, group), new StringDeserializer(), new StringDeserializer())
+            .topics(List.of(topic))
+            .handler(handler)
+            .batchMode(false)
+            .build()) {
+      consumer.runUntil(progress -> progress.applied() >= 40);
+      assertThat(consumer.progress().duplicates()).as("nothing settled is read again").isZero();
+    }
+    assertThat(failed).isTrue();
+    try (Connection c = db.connection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT count(*), count(DISTINCT value) FROM single_effects")) {
+      rs.next();
+      assertThat(rs.getLong(1)).isEqualTo(40);
+      assertThat(rs.getLong(2)).isEqualTo(40);
+    }
+    assertThat(CommitHistory.of(kafka, group).backwardMoves())
+        .as("committed offsets only move forward")
+        .isEmpty();
+  }
+
   private static IdempotentConsumer<String, String> consumer(
       KafkaBroker kafka,
       TestDatabase db,
@@ -106,18 +169,23 @@ class IdempotentConsumerIT {
   private static String produceFive(KafkaBroker kafka) throws Exception {
     String topic = UniqueNames.topic("batch");
     kafka.createTopic(topic, 1);
+    produce(kafka, 5, i -> new ProducerRecord<>(topic, "k", i == 2 ? "bad" : "v" + i));
+    return topic;
+  }
+
+  /** Records 0 to {@code count - 1}, each with operation key {@code op-<i>}. */
+  private static void produce(
+      KafkaBroker kafka, int count, IntFunction<ProducerRecord<String, String>> record) {
     try (KafkaProducer<String, String> producer =
         new KafkaProducer<>(
             kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
-      for (int i = 0; i < 5; i++) {
-        ProducerRecord<String, String> r =
-            new ProducerRecord<>(topic, "k", i == 2 ? "bad" : "v" + i);
+      for (int i = 0; i < count; i++) {
+        ProducerRecord<String, String> r = record.apply(i);
         r.headers().add(CourierHeaders.ID, ("op-" + i).getBytes(StandardCharsets.UTF_8));
         producer.send(r);
       }
       producer.flush();
     }
-    return topic;
   }
 
   private static long applied(TestDatabase db, String topic) throws Exception {

@@ -137,7 +137,10 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
               new KeyOrder.Settings(
                   config.waitingOnDeadLetter(),
                   config.orderingOverflow(),
-                  config.getString(RetryConfig.OPERATION_KEY_HEADER)),
+                  config.getString(RetryConfig.OPERATION_KEY_HEADER),
+                  // A record's dead letter follows the last commit before it by at most a run's
+                  // call and a commit interval.
+                  config.handlerTimeout().plus(config.commitInterval())),
               new OrderMetrics(parts.registry, config.group(), config.topic(), metrics, progress),
               parts.clock);
       outcomes.order(order);

@@ -6,17 +6,42 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Checks that an endpoint saw each ordering key's records in their main-topic order: a record's
- * first call comes after the record before it of the same key was resolved (its first success, its
- * first refusal, or its last allowed attempt). Duplicates after a record was resolved are not
- * violations; they are counted apart.
+ * Checks per-key order as {@code retry.ordering=key} promises it, on any run, from the endpoint's
+ * log of calls and, where given, what the DLT holds. Two properties:
+ *
+ * <ul>
+ *   <li><b>first handling</b>: no record of a key is first handed to the handler before every
+ *       earlier record of the key is resolved (its first success, its first refusal, or its last
+ *       allowed attempt; a record never called was parked or refused unexecuted);
+ *   <li><b>final state</b>: the last successful handling of each record of a key comes in the key's
+ *       production order. A crash may repeat records (delivery is at least once), but a repeat
+ *       replays the key's records in their order, so the key's final state is its latest record's.
+ * </ul>
+ *
+ * And, with the DLT given: no record is both handled and parked, nor parked twice.
  */
 public final class KeyOrderCheck {
 
   private KeyOrderCheck() {}
 
-  /** What the check found: the violations, each described, and how many calls repeated. */
-  public record Result(List<String> violations, int repeatedSuccesses) {}
+  /**
+   * What the check found: each property's violations, described, and how many successful calls
+   * repeated an earlier success (at least once allows them; they are counted apart).
+   */
+  public record Result(
+      List<String> firstHandling,
+      List<String> finalState,
+      List<String> parking,
+      int repeatedSuccesses) {
+
+    /** Every violation of every property checked. */
+    public List<String> violations() {
+      List<String> all = new ArrayList<>(firstHandling);
+      all.addAll(finalState);
+      all.addAll(parking);
+      return all;
+    }
+  }
 
   /**
    * @param log the endpoint's calls in order
@@ -26,8 +51,22 @@ public final class KeyOrderCheck {
    */
   public static Result check(
       List<RecordingEndpoint.Call> log, Map<String, List<String>> recordsByKey, int maxAttempts) {
+    return check(log, recordsByKey, maxAttempts, null);
+  }
+
+  /**
+   * As {@link #check(List, Map, int)}, and with {@code deadLettered} (the operation key of every
+   * dead letter, as often as the DLT holds it) also that no record is both handled and parked, nor
+   * parked twice.
+   */
+  public static Result check(
+      List<RecordingEndpoint.Call> log,
+      Map<String, List<String>> recordsByKey,
+      int maxAttempts,
+      List<String> deadLettered) {
     Map<String, Integer> firstCall = new HashMap<>();
     Map<String, Integer> resolved = new HashMap<>();
+    Map<String, Integer> lastSuccess = new HashMap<>();
     Map<String, Integer> successes = new HashMap<>();
     for (int i = 0; i < log.size(); i++) {
       RecordingEndpoint.Call c = log.get(i);
@@ -35,38 +74,75 @@ public final class KeyOrderCheck {
       boolean success = c.status() / 100 == 2;
       if (success) {
         successes.merge(c.key(), 1, Integer::sum);
+        lastSuccess.put(c.key(), i);
       }
       if (success || c.status() / 100 == 4 || c.call() >= maxAttempts) {
         resolved.putIfAbsent(c.key(), i);
       }
     }
-    List<String> violations = new ArrayList<>();
+    List<String> first = new ArrayList<>();
+    List<String> last = new ArrayList<>();
     recordsByKey.forEach(
         (key, records) -> {
           for (int i = 1; i < records.size(); i++) {
             String before = records.get(i - 1);
             String after = records.get(i);
-            Integer first = firstCall.get(after);
-            if (first == null) {
+            Integer called = firstCall.get(after);
+            if (called == null) {
               continue; // never called (parked behind a dead letter, or refused before a call)
             }
             int done = resolved.getOrDefault(before, lastCall(log, before));
-            if (first < done) {
-              violations.add(
+            if (called < done) {
+              first.add(
                   key
                       + ": "
                       + after
                       + " first called at #"
-                      + first
+                      + called
                       + " before "
                       + before
                       + " was resolved at #"
                       + done);
             }
           }
+          String previous = null;
+          for (String record : records) {
+            Integer at = lastSuccess.get(record);
+            if (at == null) {
+              continue; // never succeeded: it is not part of the key's final state
+            }
+            if (previous != null && at < lastSuccess.get(previous)) {
+              last.add(
+                  key
+                      + ": "
+                      + record
+                      + " last succeeded at #"
+                      + at
+                      + ", before "
+                      + previous
+                      + " (earlier in the key) last succeeded at #"
+                      + lastSuccess.get(previous)
+                      + ": the key's final state is not its latest record's");
+            }
+            previous = record;
+          }
         });
+    List<String> parking = new ArrayList<>();
+    if (deadLettered != null) {
+      Map<String, Integer> letters = new HashMap<>();
+      deadLettered.forEach(k -> letters.merge(k, 1, Integer::sum));
+      letters.forEach(
+          (k, n) -> {
+            if (n > 1) {
+              parking.add(k + " parked " + n + " times");
+            }
+            if (successes.containsKey(k)) {
+              parking.add(k + " both handled and parked");
+            }
+          });
+    }
     int repeated = successes.values().stream().mapToInt(n -> n - 1).sum();
-    return new Result(violations, repeated);
+    return new Result(first, last, parking, repeated);
   }
 
   private static int lastCall(List<RecordingEndpoint.Call> log, String key) {

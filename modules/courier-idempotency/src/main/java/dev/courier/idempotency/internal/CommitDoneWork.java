@@ -34,6 +34,7 @@ public final class CommitDoneWork implements ConsumerRebalanceListener {
     // again, the others are read again once the loop has waited the database out.
     settleBatch.run();
     commits.commitNow(partitions);
+    commits.drop(partitions);
   }
 
   @Override
@@ -44,6 +45,7 @@ public final class CommitDoneWork implements ConsumerRebalanceListener {
 
   @Override
   public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+    commits.assigned(partitions);
     LOG.info("{} assigned {}", consumerName, partitions);
   }
 }

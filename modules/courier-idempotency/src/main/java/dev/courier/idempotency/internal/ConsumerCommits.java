@@ -1,6 +1,8 @@
 package dev.courier.idempotency.internal;
 
+import dev.courier.core.internal.CommitFloor;
 import io.micrometer.core.instrument.Counter;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -34,12 +36,24 @@ public final class ConsumerCommits {
   /** The newest offset asked for per partition: an older one that failed is not put back. */
   private final Map<TopicPartition, OffsetAndMetadata> asked = new HashMap<>();
 
+  /** No partition's committed offset moves back ({@link CommitFloor}). */
+  private final CommitFloor floor;
+
   private long commits;
   private long refused;
 
-  public ConsumerCommits(Consumer<?, ?> consumer, Counter refusedCounter) {
+  /**
+   * @param floorTimeout how long reading the group's committed offsets at assignment may take
+   */
+  public ConsumerCommits(Consumer<?, ?> consumer, Counter refusedCounter, Duration floorTimeout) {
     this.consumer = consumer;
     this.refusedCounter = refusedCounter;
+    this.floor = new CommitFloor(floorTimeout);
+  }
+
+  /** Partitions assigned: each one's floor is what the group committed, read now. */
+  public void assigned(Collection<TopicPartition> partitions) {
+    floor.assigned(consumer, partitions);
   }
 
   /** Everything before {@code next} in the partition is done. */
@@ -69,10 +83,17 @@ public final class ConsumerCommits {
     if (pending.isEmpty()) {
       return;
     }
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(pending);
-    pending.clear();
+    // A partition read again from before what is committed (records re-read after a transient
+    // failure) stays where it is until it passes its floor again.
+    Map<TopicPartition, OffsetAndMetadata> offsets =
+        new HashMap<>(floor.forward(consumer, pending));
+    offsets.forEach((tp, o) -> pending.remove(tp, o));
+    if (offsets.isEmpty()) {
+      return;
+    }
     unconfirmed.putAll(offsets);
     asked.putAll(offsets);
+    floor.asked(offsets);
     consumer.commitAsync(offsets, (committed, e) -> onCommitted(offsets, e));
   }
 
@@ -85,6 +106,7 @@ public final class ConsumerCommits {
   private void onCommitted(Map<TopicPartition, OffsetAndMetadata> offsets, Exception e) {
     offsets.forEach(unconfirmed::remove);
     if (e == null) {
+      floor.committed(offsets);
       commits++;
     } else if (e instanceof CommitFailedException || e instanceof RebalanceInProgressException) {
       // The partition moved while we worked: its new owner redelivers, and the store dedupes.
@@ -113,11 +135,14 @@ public final class ConsumerCommits {
       }
     }
     partitions.forEach(asked::remove); // an answer still to come for them is not acted on
+    done = floor.forward(consumer, done);
     if (done.isEmpty()) {
       return;
     }
     try {
+      floor.asked(done);
       consumer.commitSync(done);
+      floor.committed(done);
       commits++;
     } catch (CommitFailedException | RebalanceInProgressException e) {
       refused(done.keySet(), e);
@@ -133,7 +158,10 @@ public final class ConsumerCommits {
     commitNow(done);
   }
 
-  /** The partitions were lost: their offsets can no longer be committed by this member. */
+  /**
+   * The partitions were lost, or handed over after {@link #commitNow}: their offsets can no longer
+   * be committed by this member.
+   */
   public void drop(Collection<TopicPartition> partitions) {
     partitions.forEach(
         partition -> {
@@ -141,6 +169,7 @@ public final class ConsumerCommits {
           unconfirmed.remove(partition);
           asked.remove(partition);
         });
+    floor.forget(partitions);
   }
 
   private void refused(Collection<TopicPartition> partitions, Exception e) {

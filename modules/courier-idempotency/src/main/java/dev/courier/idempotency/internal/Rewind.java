@@ -1,6 +1,7 @@
 package dev.courier.idempotency.internal;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -15,15 +16,29 @@ public final class Rewind {
 
   private final Map<TopicPartition, Long> from = new HashMap<>();
 
+  /** Partitions whose fetched records were all settled: nothing of them is read again. */
+  private final Set<TopicPartition> settled = new HashSet<>();
+
   /** The partition is read again from {@code offset}. */
   public void from(TopicPartition partition, long offset) {
     from.merge(partition, offset, Math::min);
   }
 
-  /** Every partition of these fetched records is read again from its first one. */
+  /** Every fetched record of the partition was settled (and its offset marked done). */
+  public void settled(TopicPartition partition) {
+    settled.add(partition);
+  }
+
+  /**
+   * The partitions of these fetched records that were not handled are read again from their first
+   * one. One settled whole, or read again from a record already named, keeps that: reading settled
+   * records again would mark their offsets done again, below what is committed.
+   */
   public void fetched(ConsumerRecords<?, ?> records) {
     for (TopicPartition partition : records.partitions()) {
-      from(partition, records.records(partition).get(0).offset());
+      if (!settled.contains(partition)) {
+        from.putIfAbsent(partition, records.records(partition).get(0).offset());
+      }
     }
   }
 

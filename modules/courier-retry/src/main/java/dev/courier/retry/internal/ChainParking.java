@@ -2,20 +2,26 @@ package dev.courier.retry.internal;
 
 import dev.courier.retry.Decision;
 import dev.courier.retry.RetryTopics;
+import dev.courier.retry.WaitingOnDeadLetter;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,17 +51,24 @@ final class ChainParking {
    * Chains whose waiting records go to the DLT as soon as they can be read, each with the record
    * whose resolution parks them (its commit waits for the chain's tombstone).
    */
-  private final Map<KeyChains.Chain, ConsumerRecord<byte[], byte[]>> toPark = new LinkedHashMap<>();
+  private final Map<KeyChain, ConsumerRecord<byte[], byte[]>> toPark = new LinkedHashMap<>();
 
   /**
-   * Parked chains whose dead letters are on their way: the chain goes (and its done mark is
-   * written) only once Kafka answered them, so a crash before then parks them again rather than
-   * losing them behind a mark.
+   * Parked chains' dead letters, in order, each with its record: the chain goes (and its done mark
+   * is written) only once Kafka took every one, so a crash before then parks them again rather than
+   * losing them behind a mark. One Kafka did not take is sent again, without its value when that is
+   * what was too large; a letter below what is committed never brings its partition back.
    */
-  private final Map<KeyChains.Chain, List<Future<RecordMetadata>>> parking = new LinkedHashMap<>();
+  private final Map<KeyChain, List<Letter>> parking = new LinkedHashMap<>();
 
-  /** How many of a parking chain's waiting records (the first ones, in order) were sent. */
-  private final Map<KeyChains.Chain, Integer> parked = new LinkedHashMap<>();
+  /** When a chain whose letter Kafka refused is tried again. */
+  private final Map<KeyChain, Instant> retryAt = new LinkedHashMap<>();
+
+  private record Letter(
+      ConsumerRecord<byte[], byte[]> record, Future<RecordMetadata> send, boolean withoutValue) {}
+
+  /** How long a chain whose letter Kafka refused waits before it is sent again. */
+  private static final Duration RESEND = Duration.ofSeconds(1);
 
   ChainParking(
       KeyChains chains,
@@ -76,73 +89,229 @@ final class ChainParking {
     this.writes = writes;
   }
 
-  /** Parks what waits behind {@code c}, whose head {@code record} went to the DLT. */
-  void park(KeyChains.Chain c, ConsumerRecord<byte[], byte[]> record) {
-    toPark.put(c, record);
-    parkWaiting();
+  /** Heads whose forward to a tier was parked instead: resolved at the loop's next turn. */
+  private final List<Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState>> refusedHeads =
+      new ArrayList<>();
+
+  /**
+   * {@code c}'s head ({@code record}) went to the DLT: with {@code release}, or nothing waiting,
+   * the key drains; else what waits follows it.
+   */
+  void headDeadLettered(KeyChain c, ConsumerRecord<byte[], byte[]> record) {
+    if (settings.onDeadLetter() == WaitingOnDeadLetter.RELEASE || c.waiting.isEmpty()) {
+      chains.drain(c);
+      writes.changed(c, record);
+    } else {
+      toPark.put(c, record);
+      parkWaiting();
+    }
+  }
+
+  /** A head's forward to a tier was refused for good and parked in the DLT instead. */
+  void refusedHead(ConsumerRecord<byte[], byte[]> record, LadderState state) {
+    refusedHeads.add(Map.entry(record, state));
+  }
+
+  /**
+   * Resolves the heads whose forward to a tier was parked instead, as heads that went to the DLT.
+   *
+   * @return whether there were any
+   */
+  boolean resolveRefused() {
+    if (refusedHeads.isEmpty()) {
+      return false;
+    }
+    List<Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState>> refused =
+        List.copyOf(refusedHeads);
+    refusedHeads.clear();
+    for (Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState> e : refused) {
+      ConsumerRecord<byte[], byte[]> r = e.getKey();
+      LadderState state = e.getValue();
+      if (r.key() != null) {
+        chains
+            .headed(
+                new TopicPartition(state.originalTopic(), state.originalPartition()),
+                r.key(),
+                state.originalOffset())
+            .ifPresent(c -> headDeadLettered(c, r));
+      }
+    }
+    return true;
+  }
+
+  /** Per partition, the earliest record whose key's resolution is not written yet. */
+  Map<TopicPartition, Long> unresolved() {
+    Map<TopicPartition, Long> held = new HashMap<>();
+    for (Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState> e : refusedHeads) {
+      hold(held, e.getKey());
+    }
+    toPark.values().forEach(r -> hold(held, r));
+    return held;
+  }
+
+  private static void hold(Map<TopicPartition, Long> held, ConsumerRecord<byte[], byte[]> r) {
+    if (r != null && r.key() != null) {
+      held.merge(new TopicPartition(r.topic(), r.partition()), r.offset(), Math::min);
+    }
   }
 
   /** At the loop's turn: parks the chains whose waiting records can be read now. */
   void parkWaiting() {
-    for (KeyChains.Chain c : List.copyOf(toPark.keySet())) {
+    for (KeyChain c : List.copyOf(toPark.keySet())) {
+      Instant again = retryAt.get(c);
+      if (again != null && clock.instant().isBefore(again)) {
+        continue;
+      }
       Optional<List<ConsumerRecord<byte[], byte[]>>> records = lineUp(c);
       if (records.isEmpty()) {
         continue; // read again at the next turn
       }
       // Records that joined the wait while earlier dead letters were on their way follow too.
-      List<Future<RecordMetadata>> sent = parking.computeIfAbsent(c, k -> new ArrayList<>());
+      List<Letter> letters = parking.computeIfAbsent(c, k -> new ArrayList<>());
       List<ConsumerRecord<byte[], byte[]>> rest =
-          records.get().subList(Math.min(sentCount(c), records.get().size()), records.get().size());
+          records
+              .get()
+              .subList(Math.min(letters.size(), records.get().size()), records.get().size());
       if (!rest.isEmpty()) {
-        sent.addAll(sendParked(c, rest));
-        parked.merge(c, rest.size(), Integer::sum);
+        sendParked(c, rest, letters);
       }
-      if (!publisher.answered(sent, PARK_ANSWER)) {
+      List<Future<RecordMetadata>> sends = letters.stream().map(Letter::send).toList();
+      if (!answered(sends, PARK_ANSWER) || !allTaken(c, letters)) {
         continue; // asked again at the next turn
       }
       parking.remove(c);
-      parked.remove(c);
+      retryAt.remove(c);
       ConsumerRecord<byte[], byte[]> resolved = toPark.remove(c);
       chains.park(c);
       writes.changed(c, resolved);
     }
   }
 
-  private int sentCount(KeyChains.Chain c) {
-    return parked.getOrDefault(c, 0);
+  /**
+   * A record prepared to wait behind a chain that went to the DLT before it joined: it follows it
+   * there (a letter held with the forwards, as the record is not committed yet).
+   */
+  void parkLate(ConsumerRecord<byte[], byte[]> record, String blocker) {
+    publisher.deadLetter(
+        record,
+        LadderState.of(record, settings.operationKeyHeader()),
+        behind(blocker, clock.instant()),
+        clock.instant());
+    metrics.parked(record);
+    LOG.warn(
+        "{} waited behind {}, which went to the DLT: it follows it into {}",
+        Outcomes.coordinates(record),
+        blocker,
+        topics.deadLetter());
   }
 
-  private List<Future<RecordMetadata>> sendParked(
-      KeyChains.Chain c, List<ConsumerRecord<byte[], byte[]>> records) {
-    String blocker = c.blocker();
-    Instant now = clock.instant();
-    List<Future<RecordMetadata>> sent = new ArrayList<>();
+  /** Whether Kafka took every letter; each it did not is sent again (after {@link #RESEND}). */
+  private boolean allTaken(KeyChain c, List<Letter> letters) {
+    boolean all = true;
+    for (int i = 0; i < letters.size(); i++) {
+      Letter l = letters.get(i);
+      Throwable refused = refusal(l.send());
+      if (refused == null) {
+        continue;
+      }
+      all = false;
+      boolean withoutValue = l.withoutValue() || refused instanceof RecordTooLargeException;
+      LOG.warn(
+          "the dead letter of {}, which waited behind {}, was not taken ({}); sending it again",
+          Outcomes.coordinates(l.record()),
+          c.blocker(),
+          refused.toString());
+      letters.set(
+          i, new Letter(l.record(), send(c.blocker(), l.record(), withoutValue), withoutValue));
+    }
+    if (!all) {
+      retryAt.put(c, clock.instant().plus(RESEND));
+    }
+    return all;
+  }
+
+  /**
+   * Whether Kafka answered every one of these sends (delivered or not) within {@code max}: what is
+   * written after them must not be read by anyone before they are.
+   */
+  private static boolean answered(List<Future<RecordMetadata>> sends, Duration max) {
+    long deadline = System.nanoTime() + max.toNanos();
+    boolean interrupted = false;
+    try {
+      for (Future<RecordMetadata> f : sends) {
+        while (!f.isDone()) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            return false;
+          }
+          try {
+            f.get(left, TimeUnit.NANOSECONDS);
+          } catch (ExecutionException e) {
+            break; // answered: a refusal is settled with the forwards
+          } catch (TimeoutException e) {
+            return false;
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+      }
+      return true;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static Throwable refusal(Future<RecordMetadata> send) {
+    try {
+      send.get();
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return e;
+    }
+  }
+
+  private void sendParked(
+      KeyChain c, List<ConsumerRecord<byte[], byte[]>> records, List<Letter> letters) {
     for (ConsumerRecord<byte[], byte[]> r : records) {
-      sent.add(
-          publisher.deadLetter(
-              r,
-              LadderState.of(r, settings.operationKeyHeader()),
-              Hop.Failure.behind(
-                  Decision.DeadLetter.WAITING_BEHIND,
-                  blocker,
-                  now,
-                  "not executed: it waited behind " + blocker + ", which went to the DLT"),
-              now));
+      letters.add(new Letter(r, send(c.blocker(), r, false), false));
       metrics.parked(r);
     }
     LOG.warn(
         "{} record(s) of key '{}' that waited behind {} follow it into {}",
         records.size(),
         c.key,
-        blocker,
+        c.blocker(),
         topics.deadLetter());
-    return sent;
+  }
+
+  private Future<RecordMetadata> send(
+      String blocker, ConsumerRecord<byte[], byte[]> r, boolean withoutValue) {
+    Instant now = clock.instant();
+    return publisher.deadLetterAside(
+        r,
+        LadderState.of(r, settings.operationKeyHeader()),
+        behind(blocker, now),
+        now,
+        withoutValue);
+  }
+
+  private static Hop.Failure behind(String blocker, Instant at) {
+    return Hop.Failure.behind(
+        Decision.DeadLetter.WAITING_BEHIND,
+        blocker,
+        at,
+        "not executed: it waited behind " + blocker + ", which went to the DLT");
   }
 
   /** The chain's waiting records, read from the main topic where only their offsets are known. */
-  Optional<List<ConsumerRecord<byte[], byte[]>>> lineUp(KeyChains.Chain c) {
+  Optional<List<ConsumerRecord<byte[], byte[]>>> lineUp(KeyChain c) {
     List<Long> missing =
-        c.waiting.stream().filter(w -> w.record() == null).map(KeyChains.Waiting::offset).toList();
+        c.waiting.stream().filter(w -> w.record() == null).map(KeyChain.Waiting::offset).toList();
     Map<Long, ConsumerRecord<byte[], byte[]>> read = Map.of();
     if (!missing.isEmpty()) {
       try {
@@ -153,8 +322,8 @@ final class ChainParking {
       }
     }
     List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-    List<KeyChains.Waiting> kept = new ArrayList<>();
-    for (KeyChains.Waiting w : c.waiting) {
+    List<KeyChain.Waiting> kept = new ArrayList<>();
+    for (KeyChain.Waiting w : c.waiting) {
       ConsumerRecord<byte[], byte[]> r = w.record() != null ? w.record() : read.get(w.offset());
       if (r == null) {
         metrics.lost.increment();
@@ -166,7 +335,7 @@ final class ChainParking {
         continue;
       }
       records.add(r);
-      kept.add(new KeyChains.Waiting(w.offset(), r));
+      kept.add(new KeyChain.Waiting(w.offset(), r));
     }
     if (kept.size() != c.waiting.size() || !missing.isEmpty()) {
       chains.replaceWaiting(c, kept);
@@ -174,15 +343,10 @@ final class ChainParking {
     return Optional.of(records);
   }
 
-  /** The records whose resolution parks a chain's waiting records, while those are not parked. */
-  Collection<ConsumerRecord<byte[], byte[]>> heads() {
-    return toPark.values();
-  }
-
   /** Partitions revoked or lost: their parking is their next owner's, who reads it back. */
   void forget(Collection<TopicPartition> partitions) {
     toPark.keySet().removeIf(c -> partitions.contains(c.tp));
     parking.keySet().removeIf(c -> partitions.contains(c.tp));
-    parked.keySet().removeIf(c -> partitions.contains(c.tp));
+    retryAt.keySet().removeIf(c -> partitions.contains(c.tp));
   }
 }

@@ -43,8 +43,8 @@ public final class ChainRecords {
   /**
    * The chain's value: version, head (-1 while draining), highest offset, since, waiting offsets.
    */
-  public static byte[] value(KeyChains.Chain c) {
-    List<KeyChains.Waiting> waiting = c.waiting();
+  public static byte[] value(KeyChain c) {
+    List<KeyChain.Waiting> waiting = c.waiting();
     ByteBuffer b = ByteBuffer.allocate(1 + 8 + 8 + 8 + 4 + 8 * waiting.size());
     b.put(VERSION).putLong(c.head).putLong(c.seen).putLong(c.since.toEpochMilli());
     b.putInt(waiting.size());
@@ -62,7 +62,7 @@ public final class ChainRecords {
    *
    * @throws IllegalArgumentException the value is not one this version wrote
    */
-  public static KeyChains.Chain chain(TopicPartition mainTp, byte[] stateKey, byte[] value) {
+  public static KeyChain chain(TopicPartition mainTp, byte[] stateKey, byte[] value) {
     ByteBuffer b = ByteBuffer.wrap(value);
     if (value.length == 9 && value[0] == DONE) {
       b.get();

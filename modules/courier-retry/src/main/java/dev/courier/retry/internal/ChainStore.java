@@ -1,5 +1,6 @@
 package dev.courier.retry.internal;
 
+import dev.courier.core.CourierHeaders;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,18 +27,87 @@ public final class ChainStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ChainStore.class);
   private static final Duration POLL = Duration.ofMillis(200);
 
+  /**
+   * How far before its key blocked a record's dead letter is looked for: the workers' clocks (the
+   * chain's {@code since}, the letter's timestamp) may disagree by this much.
+   */
+  private static final Duration CLOCK_SKEW = Duration.ofSeconds(60);
+
   private final Consumer<byte[], byte[]> reader;
   private final String blockedTopic;
+  private final String deadLetterTopic;
   private final Duration timeout;
 
   /**
    * @param reader a consumer without a group, used only here
+   * @param deadLetterTopic the ladder's DLT, where parked records are found ({@link #parked})
    * @param timeout how long one restore or fetch may take before it fails (it is tried again)
    */
-  public ChainStore(Consumer<byte[], byte[]> reader, String blockedTopic, Duration timeout) {
+  public ChainStore(
+      Consumer<byte[], byte[]> reader,
+      String blockedTopic,
+      String deadLetterTopic,
+      Duration timeout) {
     this.reader = reader;
     this.blockedTopic = blockedTopic;
+    this.deadLetterTopic = deadLetterTopic;
     this.timeout = timeout;
+  }
+
+  /**
+   * The main-topic offsets of the partition that have a dead letter written since {@code since}
+   * (less a minute for the workers' clocks): the DLT is the record of what was parked. A former
+   * owner killed after a record's letter was taken but before its key's state said so left the
+   * record pending in that state; read back, it would be handled, or parked, a second time.
+   *
+   * @throws TimeoutException the DLT could not be read to its end within the timeout
+   */
+  public java.util.Set<Long> parked(TopicPartition mainTp, java.time.Instant since) {
+    TopicPartition dlt = new TopicPartition(deadLetterTopic, mainTp.partition());
+    java.util.Set<Long> offsets = new java.util.HashSet<>();
+    reader.assign(List.of(dlt));
+    try {
+      long from =
+          java.util.Optional.ofNullable(
+                  reader
+                      .offsetsForTimes(
+                          Map.of(dlt, Math.max(0, since.minus(CLOCK_SKEW).toEpochMilli())), timeout)
+                      .get(dlt))
+              .map(org.apache.kafka.clients.consumer.OffsetAndTimestamp::offset)
+              .orElse(-1L);
+      long end = reader.endOffsets(List.of(dlt), timeout).get(dlt);
+      if (from < 0 || from >= end) {
+        return offsets;
+      }
+      reader.seek(dlt, from);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (reader.position(dlt, timeout) < end) {
+        if (System.nanoTime() > deadline) {
+          throw new TimeoutException("could not read " + dlt + " to offset " + end);
+        }
+        for (ConsumerRecord<byte[], byte[]> r : reader.poll(POLL).records(dlt)) {
+          if (mainTp.topic().equals(header(r, CourierHeaders.ORIGINAL_TOPIC))
+              && String.valueOf(mainTp.partition())
+                  .equals(header(r, CourierHeaders.ORIGINAL_PARTITION))) {
+            try {
+              offsets.add(Long.parseLong(header(r, CourierHeaders.ORIGINAL_OFFSET)));
+            } catch (NumberFormatException e) {
+              LOG.debug("{}@{}: no original offset", dlt, r.offset());
+            }
+          }
+        }
+      }
+      return offsets;
+    } finally {
+      reader.assign(List.of());
+    }
+  }
+
+  private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+    org.apache.kafka.common.header.Header h = r.headers().lastHeader(name);
+    return h == null || h.value() == null
+        ? null
+        : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /**
@@ -45,7 +115,7 @@ public final class ChainStore implements AutoCloseable {
    *
    * @throws TimeoutException the state could not be read to its end within the timeout
    */
-  public List<KeyChains.Chain> restore(TopicPartition mainTp) {
+  public List<KeyChain> restore(TopicPartition mainTp) {
     TopicPartition state = new TopicPartition(blockedTopic, mainTp.partition());
     reader.assign(List.of(state));
     reader.seekToBeginning(List.of(state));
@@ -68,7 +138,7 @@ public final class ChainStore implements AutoCloseable {
         }
       }
     }
-    List<KeyChains.Chain> chains = new ArrayList<>();
+    List<KeyChain> chains = new ArrayList<>();
     last.forEach(
         (key, kv) -> {
           try {

@@ -2,11 +2,14 @@ package dev.courier.retry.internal;
 
 import dev.courier.retry.RetryTopics;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -30,6 +33,13 @@ final class ChainWrites {
           Map.Entry<TopicPartition, ChainKey>, Map<TopicPartition, ConsumerRecord<byte[], byte[]>>>
       dirty = new LinkedHashMap<>();
 
+  /**
+   * Each key's last write on its way, until Kafka answered it: a record of the key handled
+   * meanwhile waits for it too ({@link #holdOn}).
+   */
+  private final Map<Map.Entry<TopicPartition, ChainKey>, Future<RecordMetadata>> inFlight =
+      new HashMap<>();
+
   ChainWrites(
       KeyChains chains, LadderPublisher publisher, RetryTopics topics, OrderMetrics metrics) {
     this.chains = chains;
@@ -39,7 +49,7 @@ final class ChainWrites {
   }
 
   /** The chain's state is written before the next commit, and before {@code source}'s. */
-  void changed(KeyChains.Chain c, ConsumerRecord<byte[], byte[]> source) {
+  void changed(KeyChain c, ConsumerRecord<byte[], byte[]> source) {
     Map<TopicPartition, ConsumerRecord<byte[], byte[]>> sources =
         dirty.computeIfAbsent(Map.entry(c.tp, c.key), k -> new LinkedHashMap<>());
     if (source != null) {
@@ -47,8 +57,29 @@ final class ChainWrites {
     }
   }
 
+  /**
+   * The commit of a main-topic record of a key whose state is not written yet (changed, or on its
+   * way) waits for that write: the key's state must never lag a record handled after its change.
+   */
+  void holdOn(TopicPartition tp, ConsumerRecord<byte[], byte[]> record) {
+    if (record.key() == null) {
+      return;
+    }
+    Map.Entry<TopicPartition, ChainKey> k = Map.entry(tp, new ChainKey(record.key()));
+    Map<TopicPartition, ConsumerRecord<byte[], byte[]>> sources = dirty.get(k);
+    if (sources != null) {
+      sources.putIfAbsent(tp, record);
+      return;
+    }
+    Future<RecordMetadata> write = inFlight.get(k);
+    if (write != null && !publisher.settled(write)) {
+      publisher.holdOn(record, write);
+    }
+  }
+
   /** Writes every changed key's state; one whose write is lost is written again next time. */
   void writeChanged() {
+    inFlight.values().removeIf(publisher::settled);
     if (dirty.isEmpty()) {
       return;
     }
@@ -58,13 +89,15 @@ final class ChainWrites {
       TopicPartition tp = e.getKey().getKey();
       ChainKey key = e.getKey().getValue();
       metrics.writes.increment();
-      publisher.writeState(
-          topics.blocked(),
-          tp.partition(),
-          ChainRecords.key(tp.partition(), key.bytes()),
-          state(tp, key),
-          e.getValue().values(),
-          () -> dirty.putIfAbsent(Map.entry(tp, key), new LinkedHashMap<>()));
+      inFlight.put(
+          e.getKey(),
+          publisher.writeState(
+              topics.blocked(),
+              tp.partition(),
+              ChainRecords.key(tp.partition(), key.bytes()),
+              state(tp, key),
+              e.getValue().values(),
+              () -> dirty.putIfAbsent(Map.entry(tp, key), new LinkedHashMap<>())));
     }
   }
 
@@ -81,19 +114,13 @@ final class ChainWrites {
         });
   }
 
-  /** A partition is read again from {@code offset}: marks at or after it no longer hold. */
-  void readAgainFrom(TopicPartition tp, long offset) {
-    if (topics.tierOf(tp.topic()) == 0) {
-      chains.readAgainFrom(tp, offset).forEach(key -> tombstone(tp, key));
-    }
-  }
-
   /**
    * Partitions revoked or lost. Revoked ones were written before their commit; a lost one's next
    * owner reads its records again from the last commit.
    */
   void forget(Collection<TopicPartition> partitions) {
     dirty.keySet().removeIf(e -> partitions.contains(e.getKey()));
+    inFlight.keySet().removeIf(e -> partitions.contains(e.getKey()));
   }
 
   private void tombstone(TopicPartition tp, ChainKey key) {
@@ -102,7 +129,7 @@ final class ChainWrites {
 
   /** The key's state: its chain, its done mark, or a tombstone. */
   private byte[] state(TopicPartition tp, ChainKey key) {
-    Optional<KeyChains.Chain> c = chains.chain(tp, key.bytes());
+    Optional<KeyChain> c = chains.chain(tp, key.bytes());
     if (c.isPresent()) {
       return ChainRecords.value(c.get());
     }

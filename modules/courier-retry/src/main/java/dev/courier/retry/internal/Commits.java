@@ -1,5 +1,6 @@
 package dev.courier.retry.internal;
 
+import dev.courier.core.internal.CommitFloor;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -7,6 +8,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -77,6 +79,9 @@ public final class Commits {
   /** The offsets of the newest commit asked for per partition, so a failed older one stays lost. */
   private final Map<TopicPartition, OffsetAndMetadata> asked = new HashMap<>();
 
+  /** No partition's committed offset moves back ({@link CommitFloor}). */
+  private final CommitFloor floor;
+
   /**
    * Per partition, a record whose forward was neither delivered nor parked: nothing past it is
    * committed until it is done (read again and settled).
@@ -104,6 +109,20 @@ public final class Commits {
     this.shutdown = shutdown;
     this.clock = clock;
     this.lastCommitMillis = clock.millis();
+    this.floor = new CommitFloor(limits.attempt());
+  }
+
+  /**
+   * Partitions assigned: each one's floor is what the group committed, read now (in the rebalance
+   * callback), so no commit of this member takes it back.
+   */
+  public void assigned(Collection<TopicPartition> partitions) {
+    floor.assigned(consumer, partitions);
+  }
+
+  /** The group's commit of an assigned partition as read at its assignment, if it has one. */
+  public Optional<OffsetAndMetadata> atAssignment(TopicPartition tp) {
+    return floor.atAssignment(tp);
   }
 
   /** Everything before {@code next} in the partition is done. */
@@ -130,7 +149,7 @@ public final class Commits {
     if (!pending.isEmpty()) {
       Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
       pending.forEach((tp, o) -> offsets.put(tp, heldBack(o, held.get(tp))));
-      attempt(offsets);
+      attempt(forward(offsets));
     }
   }
 
@@ -149,18 +168,11 @@ public final class Commits {
     if (pending.isEmpty() || clock.millis() < notBeforeMillis) {
       return;
     }
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    pending.forEach(
-        (tp, o) -> {
-          OffsetAndMetadata now = heldBack(o, acks.unacknowledged().get(tp));
-          OffsetAndMetadata before = asked.get(tp);
-          // A held-back offset asked for already is not asked again, nor one below it: a record
-          // released from behind its key is below what is committed, and its forward must not
-          // move the group's position back (a restart would repeat every record since).
-          if (now == o || before == null || now.offset() > before.offset()) {
-            offsets.put(tp, now);
-          }
-        });
+    Map<TopicPartition, OffsetAndMetadata> held = new HashMap<>();
+    pending.forEach((tp, o) -> held.put(tp, heldBack(o, acks.unacknowledged().get(tp))));
+    // A hold below what is committed (a record released from behind its key, a forward of a
+    // partition read again) holds the partition where it is: it never takes it back.
+    Map<TopicPartition, OffsetAndMetadata> offsets = forward(held);
     // What is committed whole leaves pending; a partition held back below a forward on its way
     // stays, and goes further with a later commit once the forward is answered.
     offsets.forEach((tp, o) -> pending.remove(tp, o));
@@ -168,11 +180,13 @@ public final class Commits {
       return;
     }
     asked.putAll(offsets);
+    floor.asked(offsets);
     lastCommitMillis = clock.millis();
     consumer.commitAsync(
-        offsets,
+        CommitFloor.stamped(offsets, clock.millis()),
         (committed, e) -> {
           if (e == null) {
+            floor.committed(committed);
             beforeCommit.committed(committed);
             if (failuresInARow > 0) {
               LOG.info("commits go through again after {} failed", failuresInARow);
@@ -216,14 +230,15 @@ public final class Commits {
    */
   public void commitRevoked(Collection<TopicPartition> partitions) {
     Map<TopicPartition, Long> held = settleForwards();
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    Map<TopicPartition, OffsetAndMetadata> revoked = new HashMap<>();
     partitions.forEach(
         tp -> {
           OffsetAndMetadata o = pending.get(tp);
           if (o != null) {
-            offsets.put(tp, heldBack(o, held.get(tp)));
+            revoked.put(tp, heldBack(o, held.get(tp)));
           }
         });
+    Map<TopicPartition, OffsetAndMetadata> offsets = forward(revoked);
     Instant giveUp = clock.instant().plus(limits.revocation());
     Instant stopBy = shutdown.deadline();
     if (stopBy != null && stopBy.isBefore(giveUp)) {
@@ -255,6 +270,7 @@ public final class Commits {
     partitions.forEach(pending::remove);
     partitions.forEach(asked::remove);
     partitions.forEach(caps::remove);
+    floor.forget(partitions);
   }
 
   /** One synchronous commit of these offsets, within {@link Limits#attempt()}. */
@@ -262,7 +278,9 @@ public final class Commits {
     for (int tries = 1; ; tries++) {
       try {
         asked.putAll(offsets);
-        consumer.commitSync(offsets, limits.attempt());
+        floor.asked(offsets);
+        consumer.commitSync(CommitFloor.stamped(offsets, clock.millis()), limits.attempt());
+        floor.committed(offsets);
         offsets.forEach(pending::remove);
         beforeCommit.committed(offsets);
         lastCommitMillis = clock.millis();
@@ -288,6 +306,12 @@ public final class Commits {
         return Attempt.NOT_THROUGH;
       }
     }
+  }
+
+  /** The offsets that move their partitions forward ({@link CommitFloor}). */
+  private Map<TopicPartition, OffsetAndMetadata> forward(
+      Map<TopicPartition, OffsetAndMetadata> offsets) {
+    return new HashMap<>(floor.forward(consumer, offsets));
   }
 
   /**

@@ -79,7 +79,8 @@ public final class Hop {
       Failure failure,
       Instant now,
       int maxMessageChars,
-      boolean stack) {
+      boolean stack,
+      boolean ordered) {
     Headers headers = new RecordHeaders();
     for (Header h : in.headers()) {
       if (!CourierHeaders.FAILURE_HEADERS.contains(h.key())) {
@@ -106,6 +107,9 @@ public final class Hop {
     put(headers, CourierHeaders.REASON, failure.reason());
     if (failure.blockedBy() != null) {
       put(headers, CourierHeaders.BLOCKED_BY, failure.blockedBy());
+    }
+    if (ordered) {
+      put(headers, CourierHeaders.ORDERING, "key");
     }
     if (failure.classification() != null) {
       put(

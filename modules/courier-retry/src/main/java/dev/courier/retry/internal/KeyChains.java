@@ -1,7 +1,6 @@
 package dev.courier.retry.internal;
 
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -19,94 +18,24 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class KeyChains {
 
-  /**
-   * A record waiting behind its key's head: its main-topic offset, and the record itself unless the
-   * chain was restored from Kafka (then it is read again from the main topic when its turn comes).
-   */
-  public record Waiting(long offset, ConsumerRecord<byte[], byte[]> record) {}
-
-  /** One blocked key of one partition. */
-  public static final class Chain {
-    final TopicPartition tp;
-    final ChainKey key;
-    final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
-
-    /** The main-topic offset of the key's record in the ladder; -1 while the key drains. */
-    long head;
-
-    /** The highest main-topic offset of the key this chain has held. */
-    long seen;
-
-    /** When the key was blocked. */
-    final Instant since;
-
-    Chain(TopicPartition tp, ChainKey key, long head, long seen, Instant since) {
-      this.tp = tp;
-      this.key = key;
-      this.head = head;
-      this.seen = seen;
-      this.since = since;
-    }
-
-    public TopicPartition partition() {
-      return tp;
-    }
-
-    public ChainKey key() {
-      return key;
-    }
-
-    /** The head's offset, or empty while the key drains (its waiting records are handled). */
-    public Optional<Long> head() {
-      return head < 0 ? Optional.empty() : Optional.of(head);
-    }
-
-    public long seen() {
-      return seen;
-    }
-
-    public Instant since() {
-      return since;
-    }
-
-    public List<Waiting> waiting() {
-      return List.copyOf(waiting);
-    }
-
-    public boolean draining() {
-      return head < 0;
-    }
-
-    /** What the key waits behind, for people: the head, or the first record waiting its turn. */
-    public String blocker() {
-      long at = head >= 0 ? head : waiting.isEmpty() ? seen : waiting.peekFirst().offset();
-      return tp.topic() + "-" + tp.partition() + "@" + at;
-    }
-  }
-
   private final int maxKeys;
   private final int maxWaiting;
-  private final Map<TopicPartition, Map<ChainKey, Chain>> chains = new HashMap<>();
+  private final Map<TopicPartition, Map<ChainKey, KeyChain>> chains = new HashMap<>();
   private final Map<TopicPartition, Integer> waitingCounts = new HashMap<>();
 
-  /**
-   * Keys whose chain went (drained or parked), each with the highest offset the chain held, until
-   * the partition is committed past it: a record of the key read again before then (a restart, a
-   * commit that did not happen) was handled, parked or waited already and must not be called.
-   * Written to Kafka as the key's state in place of a tombstone, so the next owner knows it too.
-   */
-  private final Map<TopicPartition, Map<ChainKey, Long>> done = new HashMap<>();
+  /** Keys whose chain went, until the partition is committed past their records. */
+  private final DoneMarks done = new DoneMarks();
 
   public KeyChains(int maxKeys, int maxWaiting) {
     this.maxKeys = maxKeys;
     this.maxWaiting = maxWaiting;
   }
 
-  public Optional<Chain> chain(TopicPartition tp, byte[] key) {
+  public Optional<KeyChain> chain(TopicPartition tp, byte[] key) {
     if (key == null) {
       return Optional.empty();
     }
-    Map<ChainKey, Chain> of = chains.get(tp);
+    Map<ChainKey, KeyChain> of = chains.get(tp);
     return of == null ? Optional.empty() : Optional.ofNullable(of.get(new ChainKey(key)));
   }
 
@@ -117,11 +46,10 @@ public final class KeyChains {
     }
     // Every main-topic record comes here: the key is wrapped and each map read once.
     ChainKey k = new ChainKey(key);
-    Map<ChainKey, Chain> of = chains.get(tp);
-    Chain c = of == null ? null : of.get(k);
+    Map<ChainKey, KeyChain> of = chains.get(tp);
+    KeyChain c = of == null ? null : of.get(k);
     if (c == null) {
-      Map<ChainKey, Long> doneOf = done.get(tp);
-      Long handled = doneOf == null ? null : doneOf.get(k);
+      Long handled = done.upTo(tp, k);
       if (handled != null && offset <= handled) {
         return KeyAdmission.SEEN;
       }
@@ -139,19 +67,21 @@ public final class KeyChains {
   /**
    * The record waits behind its key's chain. When the chain went meanwhile (its head, read again
    * earlier in the same run, succeeded with nothing waiting), the key drains with this record in
-   * line, so it is still handled in its turn.
+   * line, so it is still handled in its turn; when it went to the DLT with what waited, {@link
+   * #parkedBlocker} says so and the record follows it there instead (the caller's to check first).
    */
-  public Chain follow(TopicPartition tp, ConsumerRecord<byte[], byte[]> record, Instant now) {
-    Chain c =
+  public KeyChain follow(TopicPartition tp, ConsumerRecord<byte[], byte[]> record, Instant now) {
+    KeyChain c =
         chain(tp, record.key())
             .orElseGet(
                 () -> {
-                  Chain fresh = new Chain(tp, new ChainKey(record.key()), -1, record.offset(), now);
+                  KeyChain fresh =
+                      new KeyChain(tp, new ChainKey(record.key()), -1, record.offset(), now);
                   chains.computeIfAbsent(tp, t -> new HashMap<>()).put(fresh.key, fresh);
                   forgetDone(fresh);
                   return fresh;
                 });
-    c.waiting.addLast(new Waiting(record.offset(), record));
+    c.waiting.addLast(new KeyChain.Waiting(record.offset(), record));
     c.seen = Math.max(c.seen, record.offset());
     waitingCounts.merge(tp, 1, Integer::sum);
     return c;
@@ -160,29 +90,70 @@ public final class KeyChains {
   /**
    * A main-topic record went to a tier: its key is blocked with it as head. When the key was
    * draining with this record first in line, the rest wait behind it again.
+   *
+   * @return the chain, or empty when the key waits behind another head already (the record was
+   *     prepared before that head failed): taking the head over would orphan the record in the
+   *     ladder, whose outcome then resolves nothing
    */
-  public Chain block(TopicPartition tp, byte[] key, long offset, Instant now) {
-    Optional<Chain> found = chain(tp, key);
+  public Optional<KeyChain> block(TopicPartition tp, byte[] key, long offset, Instant now) {
+    Optional<KeyChain> found = chain(tp, key);
     if (found.isPresent()) {
-      Chain c = found.get();
+      KeyChain c = found.get();
+      if (c.head >= 0 && c.head != offset) {
+        return Optional.empty();
+      }
+      c.releasedHead = false;
       if (!c.waiting.isEmpty() && c.waiting.peekFirst().offset() == offset) {
         c.waiting.pollFirst();
         waitingCounts.merge(tp, -1, Integer::sum);
+        c.releasedHead = true;
       }
       c.head = offset;
       c.seen = Math.max(c.seen, offset);
-      return c;
+      return Optional.of(c);
     }
-    Chain c = new Chain(tp, new ChainKey(key), offset, offset, now);
+    KeyChain c = new KeyChain(tp, new ChainKey(key), offset, offset, now);
     chains.computeIfAbsent(tp, t -> new HashMap<>()).put(c.key, c);
     forgetDone(c);
+    return Optional.of(c);
+  }
+
+  /**
+   * A record of a blocked key that was called before its key blocked (prepared in the same run) and
+   * failed: it waits in line, in offset order, and is handled again when its turn comes.
+   */
+  public KeyChain insertWaiting(TopicPartition tp, ConsumerRecord<byte[], byte[]> record) {
+    KeyChain c = chain(tp, record.key()).orElseThrow();
+    List<KeyChain.Waiting> line = new ArrayList<>(c.waiting);
+    int at = 0;
+    while (at < line.size() && line.get(at).offset() < record.offset()) {
+      at++;
+    }
+    if (at < line.size() && line.get(at).offset() == record.offset()) {
+      return c;
+    }
+    line.add(at, new KeyChain.Waiting(record.offset(), record));
+    c.waiting.clear();
+    c.waiting.addAll(line);
+    c.seen = Math.max(c.seen, record.offset());
+    waitingCounts.merge(tp, 1, Integer::sum);
     return c;
   }
 
+  /**
+   * A record that was to wait behind a chain that went to the DLT before it joined followed it
+   * there: the key's done mark covers it too.
+   *
+   * @return the key's chain as its state is written: a done mark
+   */
+  public KeyChain doneAlso(TopicPartition tp, byte[] key, long offset) {
+    ChainKey k = new ChainKey(key);
+    return new KeyChain(tp, k, -1, done.mark(tp, k, offset), Instant.EPOCH);
+  }
+
   /** The new chain holds everything the key's done mark did. */
-  private void forgetDone(Chain c) {
-    Map<ChainKey, Long> of = done.get(c.tp);
-    Long upTo = of == null ? null : of.remove(c.key);
+  private void forgetDone(KeyChain c) {
+    Long upTo = done.take(c.tp, c.key);
     if (upTo != null) {
       c.seen = Math.max(c.seen, upTo);
     }
@@ -190,21 +161,7 @@ public final class KeyChains {
 
   /** The highest offset of the key's last chain, while the key is free and not committed past. */
   public Optional<Long> doneUpTo(TopicPartition tp, byte[] key) {
-    Map<ChainKey, Long> of = done.get(tp);
-    return of == null || key == null
-        ? Optional.empty()
-        : Optional.ofNullable(of.get(new ChainKey(key)));
-  }
-
-  /**
-   * The partition is read again from {@code offset} (a forward there was not delivered): keys done
-   * at or after it lose their mark, so what is read again is handled again rather than taken as
-   * dealt with.
-   *
-   * @return the keys whose mark went (their state becomes a tombstone)
-   */
-  public List<ChainKey> readAgainFrom(TopicPartition tp, long offset) {
-    return forgetDone(tp, upTo -> upTo >= offset);
+    return key == null ? Optional.empty() : Optional.ofNullable(done.upTo(tp, new ChainKey(key)));
   }
 
   /**
@@ -214,29 +171,11 @@ public final class KeyChains {
    * @return the keys forgotten (their state becomes a tombstone)
    */
   public List<ChainKey> committed(TopicPartition tp, long offset) {
-    return forgetDone(tp, upTo -> upTo < offset);
-  }
-
-  private List<ChainKey> forgetDone(TopicPartition tp, java.util.function.LongPredicate which) {
-    Map<ChainKey, Long> of = done.get(tp);
-    if (of == null) {
-      return List.of();
-    }
-    List<ChainKey> gone = new ArrayList<>();
-    of.entrySet()
-        .removeIf(
-            e -> {
-              if (which.test(e.getValue())) {
-                gone.add(e.getKey());
-                return true;
-              }
-              return false;
-            });
-    return gone;
+    return done.committed(tp, offset);
   }
 
   /** The chain whose head is this record (by its original partition and offset), if any. */
-  public Optional<Chain> headed(TopicPartition mainTp, byte[] key, long originalOffset) {
+  public Optional<KeyChain> headed(TopicPartition mainTp, byte[] key, long originalOffset) {
     return chain(mainTp, key).filter(c -> c.head >= 0 && c.head == originalOffset);
   }
 
@@ -244,36 +183,77 @@ public final class KeyChains {
    * The chain whose next waiting record this is, while the key drains: a released record that was
    * handled.
    */
-  public Optional<Chain> releasing(TopicPartition tp, byte[] key, long offset) {
+  public Optional<KeyChain> releasing(TopicPartition tp, byte[] key, long offset) {
     return chain(tp, key)
         .filter(
             c -> c.draining() && !c.waiting.isEmpty() && c.waiting.peekFirst().offset() == offset);
   }
 
+  /**
+   * A released record that failed and became the head, or was refused and is on its way to the DLT,
+   * could not be forwarded: it goes back first in line, and is handled again when the key drains.
+   */
+  public void unrelease(KeyChain c, ConsumerRecord<byte[], byte[]> record) {
+    if (c.head == record.offset()) {
+      c.head = -1;
+      c.releasedHead = false;
+    }
+    if (c.letterInFlight == record.offset()) {
+      c.letterInFlight = -1;
+    }
+    if (c.waiting.isEmpty() || c.waiting.peekFirst().offset() != record.offset()) {
+      c.waiting.addFirst(new KeyChain.Waiting(record.offset(), record));
+      waitingCounts.merge(c.tp, 1, Integer::sum);
+    }
+  }
+
+  /** A released record's dead letter is on its way: the key's next records wait for it. */
+  public void letterInFlight(KeyChain c, long offset) {
+    c.letterInFlight = offset;
+  }
+
+  /** The released record's dead letter was delivered (or parked): the key goes on. */
+  public void letterDelivered(KeyChain c) {
+    c.letterInFlight = -1;
+    removeIfEmpty(c);
+  }
+
+  /**
+   * Who the key's last chain waited behind when it went to the DLT with what waited ({@code park}),
+   * while the key is free and not committed past: a record prepared to wait behind that chain
+   * before it went follows it.
+   */
+  public Optional<String> parkedBlocker(TopicPartition tp, byte[] key) {
+    return key == null ? Optional.empty() : done.parkedBehind(tp, new ChainKey(key));
+  }
+
   /** The head is done (or dead-lettered, waiting records released): the key drains. */
-  public void drain(Chain c) {
+  public void drain(KeyChain c) {
     c.head = -1;
     removeIfEmpty(c);
   }
 
   /** The released record first in line is done. */
-  public void released(Chain c) {
+  public void released(KeyChain c) {
     c.waiting.pollFirst();
     waitingCounts.merge(c.tp, -1, Integer::sum);
     removeIfEmpty(c);
   }
 
   /** The head went to the DLT and what waited follows it: the chain goes, its waiting returned. */
-  public List<Waiting> park(Chain c) {
-    List<Waiting> parked = new ArrayList<>(c.waiting);
+  public List<KeyChain.Waiting> park(KeyChain c) {
+    List<KeyChain.Waiting> parked = new ArrayList<>(c.waiting);
     waitingCounts.merge(c.tp, -parked.size(), Integer::sum);
+    String blocker = c.blocker();
     c.waiting.clear();
+    c.letterInFlight = -1;
     remove(c);
+    done.parked(c.tp, c.key, blocker);
     return parked;
   }
 
   /** The chain's waiting records as read back (those no longer in the topic left out). */
-  public void replaceWaiting(Chain c, List<Waiting> waiting) {
+  public void replaceWaiting(KeyChain c, List<KeyChain.Waiting> waiting) {
     waitingCounts.merge(c.tp, waiting.size() - c.waiting.size(), Integer::sum);
     c.waiting.clear();
     c.waiting.addAll(waiting);
@@ -281,18 +261,18 @@ public final class KeyChains {
   }
 
   /** Whether the chain is gone (the key is free again). */
-  public boolean gone(Chain c) {
-    Map<ChainKey, Chain> of = chains.get(c.tp);
+  public boolean gone(KeyChain c) {
+    Map<ChainKey, KeyChain> of = chains.get(c.tp);
     return of == null || of.get(c.key) != c;
   }
 
   /** Chains of these partitions as read back from Kafka, replacing what was held. */
-  public void restore(TopicPartition tp, Collection<Chain> restored) {
+  public void restore(TopicPartition tp, Collection<KeyChain> restored) {
     forget(List.of(tp));
-    Map<ChainKey, Chain> of = new HashMap<>();
+    Map<ChainKey, KeyChain> of = new HashMap<>();
     Map<ChainKey, Long> doneOf = new HashMap<>();
     int waiting = 0;
-    for (Chain c : restored) {
+    for (KeyChain c : restored) {
       if (c.draining() && c.waiting.isEmpty()) {
         doneOf.put(c.key, c.seen); // a done mark, read back
         continue;
@@ -301,15 +281,15 @@ public final class KeyChains {
       waiting += c.waiting.size();
     }
     chains.put(tp, of);
-    done.put(tp, doneOf);
+    done.restore(tp, doneOf);
     waitingCounts.put(tp, waiting);
   }
 
   /** A chain as read back from Kafka: its waiting records by offset only. */
-  public static Chain restored(
+  public static KeyChain restored(
       TopicPartition tp, byte[] key, long head, long seen, Instant since, List<Long> waiting) {
-    Chain c = new Chain(tp, new ChainKey(key), head, seen, since);
-    waiting.forEach(o -> c.waiting.addLast(new Waiting(o, null)));
+    KeyChain c = new KeyChain(tp, new ChainKey(key), head, seen, since);
+    waiting.forEach(o -> c.waiting.addLast(new KeyChain.Waiting(o, null)));
     return c;
   }
 
@@ -317,18 +297,27 @@ public final class KeyChains {
   public void forget(Collection<TopicPartition> partitions) {
     partitions.forEach(chains::remove);
     partitions.forEach(waitingCounts::remove);
-    partitions.forEach(done::remove);
+    done.forget(partitions);
   }
 
-  /** Keys draining with records in line, to be handled now. */
-  public List<Chain> draining() {
-    List<Chain> out = new ArrayList<>();
-    chains.values().forEach(m -> m.values().stream().filter(Chain::draining).forEach(out::add));
+  /**
+   * Keys draining with records in line, to be handled now: not one whose released record's dead
+   * letter is still on its way.
+   */
+  public List<KeyChain> draining() {
+    List<KeyChain> out = new ArrayList<>();
+    chains
+        .values()
+        .forEach(
+            m ->
+                m.values().stream()
+                    .filter(c -> c.draining() && c.letterInFlight < 0 && !c.waiting.isEmpty())
+                    .forEach(out::add));
     return out;
   }
 
   public int blockedKeys(TopicPartition tp) {
-    Map<ChainKey, Chain> of = chains.get(tp);
+    Map<ChainKey, KeyChain> of = chains.get(tp);
     return of == null ? 0 : of.size();
   }
 
@@ -353,21 +342,21 @@ public final class KeyChains {
   public Optional<Instant> oldest() {
     return chains.values().stream()
         .flatMap(m -> m.values().stream())
-        .map(Chain::since)
+        .map(KeyChain::since)
         .min(Instant::compareTo);
   }
 
-  private void removeIfEmpty(Chain c) {
-    if (c.draining() && c.waiting.isEmpty()) {
+  private void removeIfEmpty(KeyChain c) {
+    if (c.draining() && c.waiting.isEmpty() && c.letterInFlight < 0) {
       remove(c);
     }
   }
 
-  private void remove(Chain c) {
-    Map<ChainKey, Chain> of = chains.get(c.tp);
+  private void remove(KeyChain c) {
+    Map<ChainKey, KeyChain> of = chains.get(c.tp);
     if (of != null && of.get(c.key) == c) {
       of.remove(c.key);
-      done.computeIfAbsent(c.tp, t -> new HashMap<>()).merge(c.key, c.seen, Math::max);
+      done.mark(c.tp, c.key, c.seen);
     }
   }
 }

@@ -5,17 +5,18 @@ import dev.courier.retry.OrderingOverflow;
 import dev.courier.retry.RetryTopics;
 import dev.courier.retry.WaitingOnDeadLetter;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.Future;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,8 +42,15 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KeyOrder.class);
 
   /** What key order needs of the ladder's settings. */
+  /**
+   * @param letterLookBack how long before a partition's last commit its former owner may have
+   *     written dead letters of records past that commit
+   */
   public record Settings(
-      WaitingOnDeadLetter onDeadLetter, OrderingOverflow overflow, String operationKeyHeader) {}
+      WaitingOnDeadLetter onDeadLetter,
+      OrderingOverflow overflow,
+      String operationKeyHeader,
+      Duration letterLookBack) {}
 
   private final KeyChains chains;
   private final ChainStore store;
@@ -51,15 +59,10 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
   private final OrderMetrics metrics;
   private final Clock clock;
 
-  /** Heads whose forward to a tier was parked instead: resolved at the loop's next turn. */
-  private final List<Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState>> refusedHeads =
-      new ArrayList<>();
-
-  /** Main-topic partitions whose blocked keys could not be read yet: not read until they are. */
-  private final Set<TopicPartition> unrestored = new LinkedHashSet<>();
-
   private final ChainWrites writes;
   private final ChainParking parking;
+  private final MainPartitions partitions;
+  private final ReleasedLetters released;
 
   public KeyOrder(
       KeyChains chains,
@@ -78,7 +81,9 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     this.writes = new ChainWrites(chains, publisher, topics, metrics);
     this.parking =
         new ChainParking(chains, store, publisher, topics, settings, metrics, clock, writes);
-    publisher.refusals((record, state) -> refusedHeads.add(Map.entry(record, state)));
+    this.partitions = new MainPartitions(chains, store, topics, settings.letterLookBack());
+    this.released = new ReleasedLetters(chains, publisher, writes);
+    publisher.keyOrder(parking::refusedHead);
   }
 
   /**
@@ -86,11 +91,23 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
    */
   public Optional<RecordStep> admit(ConsumerRecord<byte[], byte[]> record) {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-    if (unrestored.contains(tp)) {
+    if (!partitions.ready(tp)) {
       return Optional.of(new RecordStep.Full()); // which keys are blocked is not known yet
     }
+    if (partitions.readAgain(tp, record.offset())) {
+      writes.holdOn(tp, record);
+      return Optional.empty(); // its forward was not delivered: it is not dealt with
+    }
+    if (partitions.parkedBefore(tp, record.offset())) {
+      return Optional.of(new RecordStep.Seen()); // its former owner dead-lettered it
+    }
     return switch (chains.admit(tp, record.key(), record.offset())) {
-      case FREE -> Optional.empty();
+      case FREE -> {
+        // Handled now, its commit waits for its key's last change to be written: a crash before
+        // that would have the next owner handle the key's earlier records after it.
+        writes.holdOn(tp, record);
+        yield Optional.empty();
+      }
       case WAIT -> Optional.of(new RecordStep.Follow());
       case SEEN -> Optional.of(new RecordStep.Seen());
       case FULL -> full();
@@ -106,7 +123,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
 
   private Optional<RecordStep> overflow(ConsumerRecord<byte[], byte[]> record, TopicPartition tp) {
     metrics.overflows.increment();
-    KeyChains.Chain c = chains.chain(tp, record.key()).orElseThrow();
+    KeyChain c = chains.chain(tp, record.key()).orElseThrow();
     return Optional.of(
         new RecordStep.Park(
             LadderState.of(record, settings.operationKeyHeader()),
@@ -123,19 +140,63 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
                     + " records waiting (retry.ordering.max.waiting.records)")));
   }
 
+  /**
+   * What a tier record needs before it is called: nothing, unless its main partition's chains are
+   * not read back yet, or it is a copy of a head its key no longer waits for ({@link
+   * MainPartitions#tierStep}).
+   */
+  public Optional<RecordStep> admitTier(ConsumerRecord<byte[], byte[]> record, LadderState state) {
+    return partitions.tierStep(record, state);
+  }
+
+  @Override
+  public boolean waitsNow(ConsumerRecord<byte[], byte[]> record) {
+    if (record.key() == null || topics.tierOf(record.topic()) != 0) {
+      return false;
+    }
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    Optional<KeyChain> c = chains.chain(tp, record.key());
+    if (c.isEmpty()
+        || c.get().head == record.offset()
+        || chains.releasing(tp, record.key(), record.offset()).isPresent()) {
+      return false; // free, its own chain's head, or released in its turn
+    }
+    if (c.get().waiting.stream().noneMatch(w -> w.offset() == record.offset())) {
+      write(chains.insertWaiting(tp, record), record);
+    }
+    return true;
+  }
+
   @Override
   public void follow(ConsumerRecord<byte[], byte[]> record) {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    if (chains.chain(tp, record.key()).isEmpty()
+        && settings.onDeadLetter() == WaitingOnDeadLetter.PARK) {
+      Optional<String> blocker = chains.parkedBlocker(tp, record.key());
+      if (blocker.isPresent()) {
+        // It was to wait behind a chain that went to the DLT before it joined: it follows.
+        parking.parkLate(record, blocker.get());
+        write(chains.doneAlso(tp, record.key(), record.offset()), record);
+        return;
+      }
+    }
     write(chains.follow(tp, record, clock.instant()), record);
   }
 
   @Override
   public void seen(ConsumerRecord<byte[], byte[]> record) {
     metrics.seen.increment();
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    if (topics.tierOf(record.topic()) != 0) {
+      return; // a copy of a resolved head: its key's state is as it was
+    }
     // Read again because its commit did not happen: its chain's state may not have been written.
-    chains
-        .chain(new TopicPartition(record.topic(), record.partition()), record.key())
-        .ifPresent(c -> write(c, record));
+    Optional<KeyChain> c = chains.chain(tp, record.key());
+    if (c.isPresent()) {
+      write(c.get(), record);
+    } else {
+      writes.holdOn(tp, record);
+    }
   }
 
   @Override
@@ -144,7 +205,17 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
       return; // a head climbing the ladder leaves its chain as it is
     }
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-    write(chains.block(tp, record.key(), record.offset(), clock.instant()), record);
+    Optional<KeyChain> blocked = chains.block(tp, record.key(), record.offset(), clock.instant());
+    if (blocked.isPresent()) {
+      write(blocked.get(), record);
+      return;
+    }
+    // Its key waits behind another head already (a step prepared before that head failed): it
+    // waits in line too, and its copy in the tier is skipped when it comes.
+    KeyChain c = chains.insertWaiting(tp, record);
+    LOG.warn(
+        "{}: its key waits behind {}; it waits too", Outcomes.coordinates(record), c.blocker());
+    write(c, record);
   }
 
   @Override
@@ -153,7 +224,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
       return;
     }
     TopicPartition tp = mainPartition(state);
-    Optional<KeyChains.Chain> headed = chains.headed(tp, record.key(), state.originalOffset());
+    Optional<KeyChain> headed = chains.headed(tp, record.key(), state.originalOffset());
     if (headed.isPresent()) {
       chains.drain(headed.get());
       write(headed.get(), record);
@@ -177,27 +248,35 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
 
   @Override
   public void deadLettered(
-      ConsumerRecord<byte[], byte[]> record, LadderState state, int tier, Hop.Failure failure) {
+      ConsumerRecord<byte[], byte[]> record,
+      LadderState state,
+      int tier,
+      Hop.Failure failure,
+      Future<RecordMetadata> letter) {
     if (record.key() == null) {
       return;
     }
     TopicPartition tp = mainPartition(state);
-    Optional<KeyChains.Chain> headed = chains.headed(tp, record.key(), state.originalOffset());
+    Optional<KeyChain> headed = chains.headed(tp, record.key(), state.originalOffset());
     if (headed.isPresent()) {
-      headDeadLettered(headed.get(), record);
+      parking.headDeadLettered(headed.get(), record);
       return;
     }
-    // A waiting record released and dead-lettered at its first attempt: the rest go on.
-    releasedOneDone(tp, record.key(), state.originalOffset());
+    // A waiting record released and dead-lettered at its first attempt: the rest go on once Kafka
+    // has its letter (one it does not take puts the record back first in line).
+    chains
+        .releasing(tp, record.key(), state.originalOffset())
+        .ifPresent(c -> released.refused(c, state.originalOffset(), letter));
   }
 
-  private void headDeadLettered(KeyChains.Chain c, ConsumerRecord<byte[], byte[]> record) {
-    if (settings.onDeadLetter() == WaitingOnDeadLetter.RELEASE || c.waiting.isEmpty()) {
-      chains.drain(c);
-      write(c, record);
-    } else {
-      parking.park(c, record);
-    }
+  /**
+   * A forward that was neither delivered nor parked, if it was a released record's (below what is
+   * committed): it goes back first in its key's line instead of its partition being read again.
+   *
+   * @return whether key order took it
+   */
+  public boolean undelivered(Undelivered u) {
+    return topics.tierOf(u.source().topic()) == 0 && released.undelivered(u);
   }
 
   /**
@@ -205,11 +284,10 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
    * what waits behind heads that went to the DLT, and writes again state whose write was lost.
    */
   public void catchUp() {
-    if (!unrestored.isEmpty()) {
-      assigned(List.copyOf(unrestored));
-    }
+    partitions.catchUp().forEach(this::headParkedBefore);
     resolveRefused();
     parking.parkWaiting();
+    released.delivered();
   }
 
   /**
@@ -219,21 +297,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
    * @return whether there were any
    */
   public boolean resolveRefused() {
-    if (refusedHeads.isEmpty()) {
-      return false;
-    }
-    List<Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState>> refused =
-        List.copyOf(refusedHeads);
-    refusedHeads.clear();
-    for (Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState> e : refused) {
-      ConsumerRecord<byte[], byte[]> r = e.getKey();
-      if (r.key() != null) {
-        chains
-            .headed(mainPartition(e.getValue()), r.key(), e.getValue().originalOffset())
-            .ifPresent(c -> headDeadLettered(c, r));
-      }
-    }
-    return true;
+    return parking.resolveRefused();
   }
 
   /**
@@ -244,18 +308,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
    * would wait for a head that no tier brings back. Read again instead, the head is handled again.
    */
   public Map<TopicPartition, Long> unresolved() {
-    Map<TopicPartition, Long> held = new HashMap<>();
-    for (Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState> e : refusedHeads) {
-      hold(held, e.getKey());
-    }
-    parking.heads().forEach(r -> hold(held, r));
-    return held;
-  }
-
-  private static void hold(Map<TopicPartition, Long> held, ConsumerRecord<byte[], byte[]> r) {
-    if (r.key() != null) {
-      held.merge(new TopicPartition(r.topic(), r.partition()), r.offset(), Math::min);
-    }
+    return parking.unresolved();
   }
 
   /**
@@ -271,61 +324,53 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     writes.committed(offsets);
   }
 
-  /** A partition is read again from {@code offset}: done marks at or after it no longer hold. */
-  public void readAgainFrom(TopicPartition tp, long offset) {
-    writes.readAgainFrom(tp, offset);
+  /**
+   * A main-topic record is read again because its forward was not delivered: it is handled again
+   * when it comes, not taken as seen. The done marks stay: what they cover was dealt with, and
+   * calling it again would hand the key's records to the handler a second time, out of order.
+   */
+  public void readAgain(TopicPartition tp, long offset) {
+    partitions.comesAgain(tp, offset);
   }
 
   /** The draining keys with records in line, each with its waiting records read. */
   public List<Released> releasable() {
     List<Released> out = new ArrayList<>();
-    for (KeyChains.Chain c : chains.draining()) {
+    for (KeyChain c : chains.draining()) {
       parking.lineUp(c).ifPresent(records -> out.add(new Released(c, records)));
     }
     return out;
   }
 
   /** A draining key and its waiting records, in order. */
-  public record Released(KeyChains.Chain chain, List<ConsumerRecord<byte[], byte[]>> records) {}
+  public record Released(KeyChain chain, List<ConsumerRecord<byte[], byte[]>> records) {}
 
   /** Partitions assigned: their blocked keys are read back before their first record. */
-  public void assigned(Collection<TopicPartition> partitions) {
-    for (TopicPartition tp : partitions) {
-      if (topics.tierOf(tp.topic()) != 0) {
-        continue;
-      }
-      List<KeyChains.Chain> restored;
-      try {
-        restored = store.restore(tp);
-      } catch (KafkaException e) {
-        if (unrestored.add(tp)) {
-          LOG.warn(
-              "{}: cannot read its blocked keys from {} yet ({}); it is not read until they are",
-              tp,
-              topics.blocked(),
-              e.toString());
-        }
-        continue;
-      }
-      unrestored.remove(tp);
-      chains.restore(tp, restored);
-      if (chains.blockedKeys(tp) > 0) {
-        LOG.info(
-            "{}: {} blocked key(s), {} record(s) waiting, read back from {}",
-            tp,
-            chains.blockedKeys(tp),
-            chains.waitingRecords(tp),
-            topics.blocked());
-      }
-    }
+  public void assigned(
+      Collection<TopicPartition> assigned,
+      Function<TopicPartition, Optional<OffsetAndMetadata>> commits) {
+    partitions.assigned(assigned, commits).forEach(this::headParkedBefore);
+  }
+
+  /**
+   * A chain read back whose head a former owner dead-lettered before it could say so: resolved now
+   * as such, and its head's copy in the tier is not called when it comes (its key no longer waits
+   * for it).
+   */
+  private void headParkedBefore(KeyChain c) {
+    chains
+        .chain(c.tp, c.key.bytes())
+        .filter(restored -> restored.head == c.head)
+        .ifPresent(restored -> parking.headDeadLettered(restored, null));
   }
 
   /** Partitions revoked or lost: their keys are their next owner's, who reads them back. */
-  public void forget(Collection<TopicPartition> partitions) {
-    chains.forget(partitions);
-    unrestored.removeAll(partitions);
-    parking.forget(partitions);
-    writes.forget(partitions);
+  public void forget(Collection<TopicPartition> gone) {
+    chains.forget(gone);
+    partitions.forget(gone);
+    released.forget(gone);
+    parking.forget(gone);
+    writes.forget(gone);
   }
 
   public void updateGauges(Instant now) {
@@ -343,7 +388,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
   }
 
   /** The chain's state is written before the next commit (and before {@code source}'s). */
-  private void write(KeyChains.Chain c, ConsumerRecord<byte[], byte[]> source) {
+  private void write(KeyChain c, ConsumerRecord<byte[], byte[]> source) {
     writes.changed(c, source);
   }
 }

@@ -252,6 +252,9 @@ public final class LadderLoop<K, V> {
               true));
     }
     // Each is settled even after a stop: the settler settles what started and cancels the rest.
+    // All are known to it first: a revocation while one is awaited settles the others' started
+    // calls too, before their partition's commit.
+    runs.forEach(settler::register);
     runs.forEach(settler::settle);
   }
 

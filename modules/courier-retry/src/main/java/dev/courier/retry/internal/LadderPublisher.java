@@ -1,5 +1,6 @@
 package dev.courier.retry.internal;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
 import dev.courier.retry.Decision;
 import dev.courier.retry.RetryTopics;
@@ -9,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -72,8 +74,15 @@ public final class LadderPublisher implements AutoCloseable {
   private final RetryMetrics metrics;
   private final LadderProgress progress;
   private final List<Forward> forwards = new ArrayList<>();
+
+  /** How many of {@link #forwards} wait for each send: whether one is settled, in one look-up. */
+  private final Map<Future<RecordMetadata>, Integer> unsettled = new IdentityHashMap<>();
+
   private Refusals refusals = (record, state) -> {};
   private LadderTracing tracing = LadderTracing.NONE;
+
+  /** Key order: a keyed record's hop to a tier says so ({@link CourierHeaders#ORDERING}). */
+  private boolean ordered;
 
   public LadderPublisher(
       Producer<byte[], byte[]> producer,
@@ -105,9 +114,14 @@ public final class LadderPublisher implements AutoCloseable {
     return topics.deadLetter();
   }
 
-  /** Who hears of forwards to a tier that were parked instead (key order resolves their keys). */
-  public void refusals(Refusals refusals) {
+  /**
+   * Key order ({@code retry.ordering=key}): {@code refusals} hears of forwards to a tier parked
+   * instead (it resolves their keys), and a keyed record's hop to a tier carries {@link
+   * CourierHeaders#ORDERING}, so a copy its key no longer waits for is known as one.
+   */
+  void keyOrder(Refusals refusals) {
     this.refusals = refusals;
+    this.ordered = true;
   }
 
   /**
@@ -115,7 +129,7 @@ public final class LadderPublisher implements AutoCloseable {
    * acknowledged before the next commit, and one that is not runs {@code lost} and holds back the
    * commit of each source's partition past that source.
    */
-  public void writeState(
+  public Future<RecordMetadata> writeState(
       String topic,
       int partition,
       byte[] key,
@@ -123,10 +137,29 @@ public final class LadderPublisher implements AutoCloseable {
       Collection<ConsumerRecord<byte[], byte[]>> sources,
       Runnable lost) {
     Future<RecordMetadata> ack = producer.send(new ProducerRecord<>(topic, partition, key, value));
-    forwards.add(new Forward(null, null, topic, null, null, ack, lost));
+    add(new Forward(null, null, topic, null, null, ack, lost));
     for (ConsumerRecord<byte[], byte[]> source : sources) {
-      forwards.add(new Forward(source, null, topic, null, null, ack, null));
+      holdOn(source, ack);
     }
+    return ack;
+  }
+
+  /**
+   * The commit of {@code record} waits for this send as well (a state write sent before the record
+   * was handled); one that is not delivered leaves the record undone.
+   */
+  public void holdOn(ConsumerRecord<byte[], byte[]> record, Future<RecordMetadata> send) {
+    add(new Forward(record, null, topics.blocked(), null, null, send, null));
+  }
+
+  /** Whether this send is settled: answered and taken into account (or never held a commit). */
+  public boolean settled(Future<RecordMetadata> send) {
+    return send.isDone() && !unsettled.containsKey(send);
+  }
+
+  private void add(Forward f) {
+    forwards.add(f);
+    unsettled.merge(f.ack(), 1, Integer::sum);
   }
 
   /** To tier {@code tier}, due when the failure says. */
@@ -146,35 +179,25 @@ public final class LadderPublisher implements AutoCloseable {
   }
 
   /**
-   * Whether Kafka answered every one of these sends (delivered or not) within {@code max}: what is
-   * written after them must not be read by anyone before they are.
+   * A dead letter whose answer the caller settles itself: not held with the forwards, so it holds
+   * no commit and a failure brings no record back from its partition (key order's waiting records
+   * that follow their head into the DLT, read from below what is committed, are sent so and sent
+   * again until Kafka takes them).
+   *
+   * @param withoutValue send it without the value, which made it too large
    */
-  public boolean answered(List<Future<RecordMetadata>> sends, Duration max) {
-    long deadline = System.nanoTime() + max.toNanos();
-    boolean interrupted = false;
-    try {
-      for (Future<RecordMetadata> f : sends) {
-        while (!f.isDone()) {
-          long left = deadline - System.nanoTime();
-          if (left <= 0) {
-            return false;
-          }
-          try {
-            f.get(left, TimeUnit.NANOSECONDS);
-          } catch (ExecutionException e) {
-            break; // answered: a refusal is settled with the forwards
-          } catch (TimeoutException e) {
-            return false;
-          } catch (InterruptedException e) {
-            interrupted = true;
-          }
-        }
-      }
-      return true;
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
+  Future<RecordMetadata> deadLetterAside(
+      ConsumerRecord<byte[], byte[]> record,
+      LadderState state,
+      Hop.Failure failure,
+      Instant now,
+      boolean withoutValue) {
+    ProducerRecord<byte[], byte[]> letter = hop(record, state, topics.deadLetter(), failure, now);
+    if (withoutValue) {
+      letter = Hop.withoutValue(letter, record);
+    }
+    try (Scope ignored = tracing.sending(record)) {
+      return producer.send(letter);
     }
   }
 
@@ -188,7 +211,7 @@ public final class LadderPublisher implements AutoCloseable {
     try (Scope ignored = tracing.sending(record)) {
       ack = producer.send(hop(record, state, topic, failure, now));
     }
-    forwards.add(new Forward(record, state, topic, failure, now, ack, null));
+    add(new Forward(record, state, topic, failure, now, ack, null));
     return ack;
   }
 
@@ -198,8 +221,10 @@ public final class LadderPublisher implements AutoCloseable {
       String topic,
       Hop.Failure failure,
       Instant now) {
+    boolean orderedHop = ordered && record.key() != null && topics.tierOf(topic) > 0;
     ProducerRecord<byte[], byte[]> hop =
-        Hop.of(record, state, topic, group, failure, now, messageMaxChars, includeStack);
+        Hop.of(
+            record, state, topic, group, failure, now, messageMaxChars, includeStack, orderedHop);
     tracing.inject(record, hop.headers());
     return hop;
   }
@@ -239,6 +264,7 @@ public final class LadderPublisher implements AutoCloseable {
           continue;
         }
         it.remove();
+        unsettled.computeIfPresent(f.ack(), (k, n) -> n > 1 ? n - 1 : null);
         settled = true;
         try {
           settle(f, undelivered);
@@ -290,6 +316,7 @@ public final class LadderPublisher implements AutoCloseable {
       }
     } finally {
       forwards.clear();
+      unsettled.clear();
     }
     if (undelivered.isEmpty()) {
       CrashPoints.AFTER_FORWARD_BEFORE_OFFSET_COMMIT.reach();
@@ -370,7 +397,7 @@ public final class LadderPublisher implements AutoCloseable {
   }
 
   private static Undelivered undelivered(Forward f, Throwable cause) {
-    return new Undelivered(source(f), f.record().offset(), f.target(), cause);
+    return new Undelivered(source(f), f.record().offset(), f.target(), cause, f.record());
   }
 
   @Override

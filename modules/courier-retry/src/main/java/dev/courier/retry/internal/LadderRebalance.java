@@ -71,8 +71,9 @@ public final class LadderRebalance implements ConsumerRebalanceListener {
     if (!partitions.isEmpty()) {
       LOG.info("{} assigned", partitions);
     }
+    commits.assigned(partitions);
     if (order != null) {
-      order.assigned(partitions);
+      order.assigned(partitions, commits::atAssignment);
     }
     if (settler.callInFlight()) {
       pauses.pauseForCall(

@@ -104,6 +104,7 @@ public final class LadderSetup {
           new ChainStore(
               new KafkaConsumer<>(rc, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
               topics.blocked(),
+              topics.deadLetter(),
               Duration.ofMillis(
                   intSetting(cc, ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000)));
     }

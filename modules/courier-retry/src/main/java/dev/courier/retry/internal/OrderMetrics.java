@@ -58,8 +58,9 @@ public final class OrderMetrics {
         Counter.builder("courier.retry.ordering.seen")
             .tags(tags)
             .description(
-                "Main-topic records read again (after a restart) that their key's chain already"
-                    + " held: not called again.")
+                "Records read again that key order knows are dealt with, not called again: a"
+                    + " main-topic record its key's chain held or that was dead-lettered, or a"
+                    + " tier's copy of a head its key no longer waits for.")
             .register(registry);
     writes =
         Counter.builder("courier.retry.ordering.state.writes")

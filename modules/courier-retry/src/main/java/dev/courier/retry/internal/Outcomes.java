@@ -8,7 +8,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +64,13 @@ public final class Outcomes {
 
   /** A step settled without a handler call of its own: parked, or refused by the deserializer. */
   public void settle(ConsumerRecord<byte[], byte[]> record, RecordStep step, Instant decidedAt) {
+    boolean forItself =
+        step instanceof RecordStep.Unreadable
+            || step instanceof RecordStep.Park park
+                && !Decision.DeadLetter.ORDERING_OVERFLOW.equals(park.failure().reason());
+    if (forItself && order.waitsNow(record)) {
+      return; // decided before a call of its key in the same run failed: it waits behind that one
+    }
     if (step instanceof RecordStep.Follow) {
       order.follow(record);
     } else if (step instanceof RecordStep.Seen) {
@@ -177,7 +186,7 @@ public final class Outcomes {
       Hop.Failure failure,
       Instant now) {
     tracing.attempt(record, state, tier);
-    publisher.deadLetter(record, state, failure, now);
+    Future<RecordMetadata> letter = publisher.deadLetter(record, state, failure, now);
     tracing.deadLettered(
         record,
         failure.error(),
@@ -192,7 +201,7 @@ public final class Outcomes {
         failure.reason(),
         failure.attempts(),
         failure.describe());
-    order.deadLettered(record, state, tier, failure);
+    order.deadLettered(record, state, tier, failure, letter);
   }
 
   static String coordinates(ConsumerRecord<?, ?> r) {

@@ -29,7 +29,7 @@ public sealed interface RecordStep {
 
   /**
    * A main-topic record read again that its key's chain already holds (or that was done before the
-   * key's head): not called again.
+   * key's head), or a tier's copy of a head its key no longer waits for: not called again.
    */
   record Seen() implements RecordStep {
     @Override

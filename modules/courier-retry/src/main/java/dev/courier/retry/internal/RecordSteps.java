@@ -66,6 +66,12 @@ final class RecordSteps<K, V> {
     int tier = topics.tierOf(record.topic());
     LadderRead read =
         LadderState.read(record, tier, settings.operationKeyHeader(), settings.deadlineHeader());
+    if (order != null && tier > 0 && read instanceof LadderState state) {
+      Optional<RecordStep> held = order.admitTier(record, state);
+      if (held.isPresent()) {
+        return held.get();
+      }
+    }
     RecordStep step = decider.decide(record, read, tier, now);
     if (step instanceof RecordStep.Wait wait && wait.forBudget()) {
       outcomes.budgetWait();

@@ -4,8 +4,10 @@ import dev.courier.retry.RetryConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -56,6 +58,13 @@ public final class RunSettler {
   /** The run whose call the loop waits for while it keeps polling, if any. */
   private Run inFlight;
 
+  /**
+   * Runs whose calls went to the handler thread and that are not settled yet: the released runs of
+   * a turn start together, so a revocation must wait for every started call of its partitions, not
+   * only the one the loop waits for.
+   */
+  private final List<Run> outstanding = new ArrayList<>();
+
   public RunSettler(
       Consumer<byte[], byte[]> consumer,
       PartitionPauses pauses,
@@ -75,7 +84,18 @@ public final class RunSettler {
     this.clock = clock;
   }
 
+  /** The run's calls went to the handler thread: a revocation settles what of it started. */
+  public void register(Run run) {
+    if (!outstanding.contains(run)) {
+      outstanding.add(run);
+    }
+  }
+
   public Settled settle(Run run) {
+    if (run.finished) {
+      return Settled.NOT_DONE; // settled as far as it went by a revocation
+    }
+    register(run);
     boolean leftCleanly = false;
     try {
       while (run.hasNext()) {
@@ -118,6 +138,7 @@ public final class RunSettler {
       leftCleanly = true;
       return Settled.DONE;
     } finally {
+      outstanding.remove(run);
       if (!leftCleanly) {
         run.cancelRest(); // an Error on the way out: no call of the run may start after it
       }
@@ -152,9 +173,11 @@ public final class RunSettler {
    * its own time limit, or the shutdown deadline), so the commit that follows repeats nothing.
    */
   public void finishRevoked(Collection<TopicPartition> partitions) {
-    Run run = inFlight;
-    if (run != null && !run.finished && partitions.contains(run.tp)) {
-      run.cancelRest();
+    // Every run of theirs stops first, so no call not started yet starts while one is awaited.
+    List<Run> theirs =
+        outstanding.stream().filter(r -> !r.finished && partitions.contains(r.tp)).toList();
+    theirs.forEach(Run::cancelRest);
+    for (Run run : theirs) {
       int before = run.next;
       settleStarted(run);
       run.finished = true;
@@ -169,10 +192,13 @@ public final class RunSettler {
 
   /** The partitions are lost: a call in flight of theirs is abandoned, not settled. */
   public void abandonLost(Collection<TopicPartition> partitions) {
-    Run run = inFlight;
-    if (run != null && !run.finished && partitions.contains(run.tp)) {
-      run.finished = true;
-      run.call().abandon("partition lost");
+    for (Run run : outstanding) {
+      if (!run.finished && partitions.contains(run.tp)) {
+        run.finished = true;
+        if (run.nextCall < run.calls.size()) {
+          run.call().abandon("partition lost");
+        }
+      }
     }
   }
 

@@ -95,14 +95,14 @@ final class UndeliveredForwards implements Commits.BeforeCommit {
       order.writeChanged();
     }
     LadderPublisher.Acks acks = publisher.acknowledgedSoFar();
-    readAgain(acks.undelivered());
+    List<Undelivered> again = readAgain(acks.undelivered());
     if (order == null) {
-      return acks;
+      return new LadderPublisher.Acks(again, acks.unacknowledged());
     }
     // A refusal found now is resolved at the loop's next turn; its head's commit waits until then.
     Map<TopicPartition, Long> held = new HashMap<>(acks.unacknowledged());
     order.unresolved().forEach((tp, offset) -> held.merge(tp, offset, Math::min));
-    return new LadderPublisher.Acks(acks.undelivered(), held);
+    return new LadderPublisher.Acks(again, held);
   }
 
   @Override
@@ -114,30 +114,47 @@ final class UndeliveredForwards implements Commits.BeforeCommit {
     }
   }
 
+  /**
+   * Reads each undelivered forward's record again from its partition, after a hold-back; a released
+   * record's (key order) goes back first in its key's line instead, as it lies below what is
+   * committed.
+   *
+   * @return those read again: nothing past them may be committed
+   */
   private List<Undelivered> readAgain(List<Undelivered> failed) {
     if (failed.isEmpty()) {
       holdBack = FIRST_HOLD_BACK;
       return failed;
     }
     Set<TopicPartition> owned = consumer.assignment();
+    Map<TopicPartition, Long> from = new HashMap<>();
+    List<Undelivered> again = new ArrayList<>();
     for (Undelivered u : failed) {
       LOG.warn("{}", u.describe());
       undelivered = u.describe();
       undeliveredAt = clock.instant();
+      if (order != null && order.undelivered(u)) {
+        continue;
+      }
+      again.add(u);
       if (owned.contains(u.source())) {
-        settler.revoked(List.of(u.source())); // the rest of this poll's run is read again
-        waits.forget(List.of(u.source()));
-        consumer.seek(u.source(), u.offset());
-        pauses.holdBack(u.source(), clock.instant().plus(holdBack));
+        from.merge(u.source(), u.offset(), Math::min);
         if (order != null) {
-          order.readAgainFrom(u.source(), u.offset());
+          order.readAgain(u.source(), u.offset());
         }
       }
     }
+    from.forEach(
+        (tp, offset) -> {
+          settler.revoked(List.of(tp)); // the rest of this poll's run is read again
+          waits.forget(List.of(tp));
+          consumer.seek(tp, offset);
+          pauses.holdBack(tp, clock.instant().plus(holdBack));
+        });
     holdBack =
         holdBack.multipliedBy(2).compareTo(MAX_HOLD_BACK) > 0
             ? MAX_HOLD_BACK
             : holdBack.multipliedBy(2);
-    return failed;
+    return again;
   }
 }

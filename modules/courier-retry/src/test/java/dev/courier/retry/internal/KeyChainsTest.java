@@ -47,7 +47,7 @@ class KeyChainsTest {
   @Test
   void aDrainingKeyReleasesInOrderAndAReleasedRecordThatFailsBecomesTheHead() {
     KeyChains chains = new KeyChains(10, 10);
-    KeyChains.Chain c = chains.block(TP, key("a"), 5, T0);
+    KeyChain c = chains.block(TP, key("a"), 5, T0).orElseThrow();
     chains.follow(TP, record("a", 7), T0);
     chains.follow(TP, record("a", 9), T0);
     chains.drain(c);
@@ -57,7 +57,7 @@ class KeyChainsTest {
         .isEqualTo(KeyAdmission.WAIT);
     assertThat(chains.releasing(TP, key("a"), 9)).as("not first in line").isEmpty();
     chains.released(chains.releasing(TP, key("a"), 7).orElseThrow());
-    chains.block(TP, key("a"), 9, T0.plusSeconds(1));
+    chains.block(TP, key("a"), 9, T0.plusSeconds(1)).orElseThrow();
     assertThat(c.head()).contains(9L);
     assertThat(c.waiting()).isEmpty();
     assertThat(chains.waitingRecords(TP)).isZero();
@@ -76,7 +76,7 @@ class KeyChainsTest {
     assertThat(chains.admit(TP, key("c"), 5)).isEqualTo(KeyAdmission.FULL);
     assertThat(chains.belowBounds(TP)).isFalse();
     assertThat(chains.park(chains.chain(TP, key("a")).orElseThrow()))
-        .extracting(KeyChains.Waiting::offset)
+        .extracting(KeyChain.Waiting::offset)
         .containsExactly(2L);
     assertThat(chains.belowBounds(TP)).isTrue();
     assertThat(chains.oldest()).contains(T0);
@@ -85,18 +85,18 @@ class KeyChainsTest {
   @Test
   void aChainSurvivesItsRecordInKafka() {
     KeyChains chains = new KeyChains(10, 10);
-    KeyChains.Chain c = chains.block(TP, key("k\u00e9y"), 5, T0);
+    KeyChain c = chains.block(TP, key("k\u00e9y"), 5, T0).orElseThrow();
     chains.follow(TP, record("k\u00e9y", 7), T0);
     chains.follow(TP, record("k\u00e9y", 8), T0);
     byte[] stateKey = ChainRecords.key(TP.partition(), key("k\u00e9y"));
     assertThat(ChainRecords.partitionOf(stateKey)).isEqualTo(3);
-    KeyChains.Chain back = ChainRecords.chain(TP, stateKey, ChainRecords.value(c));
+    KeyChain back = ChainRecords.chain(TP, stateKey, ChainRecords.value(c));
     assertThat(back.key()).isEqualTo(c.key());
     assertThat(back.head()).contains(5L);
     assertThat(back.seen()).isEqualTo(8);
     assertThat(back.since()).isEqualTo(T0);
-    assertThat(back.waiting()).extracting(KeyChains.Waiting::offset).containsExactly(7L, 8L);
-    assertThat(back.waiting()).extracting(KeyChains.Waiting::record).containsOnlyNulls();
+    assertThat(back.waiting()).extracting(KeyChain.Waiting::offset).containsExactly(7L, 8L);
+    assertThat(back.waiting()).extracting(KeyChain.Waiting::record).containsOnlyNulls();
     KeyChains restored = new KeyChains(10, 10);
     restored.restore(TP, List.of(back));
     assertThat(restored.waitingRecords(TP)).isEqualTo(2);
@@ -129,13 +129,13 @@ class KeyChainsTest {
   @Test
   void aDrainedKeyIsDoneAndANewChainOfItCarriesTheMarkOn() {
     KeyChains chains = new KeyChains(10, 10);
-    KeyChains.Chain c = chains.block(TP, key("a"), 5, T0);
+    KeyChain c = chains.block(TP, key("a"), 5, T0).orElseThrow();
     chains.follow(TP, record("a", 7), T0);
     chains.drain(c);
     chains.released(chains.releasing(TP, key("a"), 7).orElseThrow());
     assertThat(chains.gone(c)).isTrue();
     assertThat(chains.doneUpTo(TP, key("a"))).contains(7L);
-    KeyChains.Chain next = chains.block(TP, key("a"), 12, T0);
+    KeyChain next = chains.block(TP, key("a"), 12, T0).orElseThrow();
     assertThat(chains.doneUpTo(TP, key("a"))).isEmpty();
     assertThat(chains.admit(TP, key("a"), 7)).isEqualTo(KeyAdmission.SEEN);
     chains.drain(next);
@@ -143,13 +143,60 @@ class KeyChainsTest {
   }
 
   @Test
-  void aPartitionReadAgainFromAnOffsetDropsTheMarksItReaches() {
+  void aBlockedKeysHeadIsNeverTakenOverAndARecordCalledBeforeItBlockedWaitsInOrder() {
     KeyChains chains = new KeyChains(10, 10);
-    chains.drain(chains.block(TP, key("a"), 5, T0));
-    chains.drain(chains.block(TP, key("b"), 8, T0));
-    assertThat(chains.readAgainFrom(TP, 6)).containsExactly(new ChainKey(key("b")));
-    assertThat(chains.admit(TP, key("b"), 8)).isEqualTo(KeyAdmission.FREE);
-    assertThat(chains.admit(TP, key("a"), 5)).isEqualTo(KeyAdmission.SEEN);
+    KeyChain c = chains.block(TP, key("a"), 5, T0).orElseThrow();
+    chains.follow(TP, record("a", 9), T0);
+    assertThat(chains.block(TP, key("a"), 7, T0)).as("another head already").isEmpty();
+    chains.insertWaiting(TP, record("a", 7));
+    assertThat(c.head()).contains(5L);
+    assertThat(c.waiting()).extracting(KeyChain.Waiting::offset).containsExactly(7L, 9L);
+    assertThat(chains.waitingRecords(TP)).isEqualTo(2);
+  }
+
+  @Test
+  void aReleasedHeadWhoseForwardWasNotDeliveredGoesBackFirstInLine() {
+    KeyChains chains = new KeyChains(10, 10);
+    KeyChain c = chains.block(TP, key("a"), 5, T0).orElseThrow();
+    chains.follow(TP, record("a", 7), T0);
+    chains.follow(TP, record("a", 9), T0);
+    chains.drain(c);
+    chains.block(TP, key("a"), 7, T0).orElseThrow();
+    assertThat(c.releasedHead).isTrue();
+    chains.unrelease(c, record("a", 7));
+    assertThat(c.draining()).isTrue();
+    assertThat(c.waiting()).extracting(KeyChain.Waiting::offset).containsExactly(7L, 9L);
+    assertThat(chains.draining()).containsExactly(c);
+  }
+
+  @Test
+  void aRefusedReleasedRecordHoldsItsKeyUntilKafkaHasItsLetter() {
+    KeyChains chains = new KeyChains(10, 10);
+    KeyChain c = chains.block(TP, key("a"), 5, T0).orElseThrow();
+    chains.follow(TP, record("a", 7), T0);
+    chains.drain(c);
+    chains.letterInFlight(c, 7);
+    chains.released(c);
+    assertThat(chains.gone(c)).as("held for its letter").isFalse();
+    assertThat(chains.admit(TP, key("a"), 11)).isEqualTo(KeyAdmission.WAIT);
+    chains.follow(TP, record("a", 11), T0);
+    assertThat(chains.draining()).as("not released before the letter is taken").isEmpty();
+    chains.letterDelivered(c);
+    assertThat(chains.draining()).containsExactly(c);
+  }
+
+  @Test
+  void aRecordPreparedToWaitBehindAChainThatWentToTheDltFollowsIt() {
+    KeyChains chains = new KeyChains(10, 10);
+    chains.block(TP, key("a"), 5, T0).orElseThrow();
+    chains.follow(TP, record("a", 7), T0);
+    chains.park(chains.chain(TP, key("a")).orElseThrow());
+    assertThat(chains.parkedBlocker(TP, key("a"))).contains("orders-3@5");
+    chains.doneAlso(TP, key("a"), 12);
+    assertThat(chains.doneUpTo(TP, key("a"))).contains(12L);
+    assertThat(chains.admit(TP, key("a"), 12)).isEqualTo(KeyAdmission.SEEN);
+    chains.committed(TP, 13);
+    assertThat(chains.parkedBlocker(TP, key("a"))).isEmpty();
   }
 
   @Test
