@@ -89,6 +89,30 @@ final class ChainParking {
     this.writes = writes;
   }
 
+  /**
+   * With {@code retry.ordering.overflow=dead-letter}: a record that would wait beyond {@code
+   * retry.ordering.max.waiting.records} goes to the DLT, naming the record it would have waited
+   * behind.
+   */
+  Optional<RecordStep> overflow(ConsumerRecord<byte[], byte[]> record, TopicPartition tp) {
+    metrics.overflows.increment();
+    KeyChain c = chains.chain(tp, record.key()).orElseThrow();
+    return Optional.of(
+        new RecordStep.Park(
+            LadderState.of(record, settings.operationKeyHeader()),
+            Hop.Failure.behind(
+                Decision.DeadLetter.ORDERING_OVERFLOW,
+                c.blocker(),
+                clock.instant(),
+                "not executed: its key waits behind "
+                    + c.blocker()
+                    + " and "
+                    + tp
+                    + " already has "
+                    + chains.waitingRecords(tp)
+                    + " records waiting (retry.ordering.max.waiting.records)")));
+  }
+
   /** Heads whose forward to a tier was parked instead: resolved at the loop's next turn. */
   private final List<Map.Entry<ConsumerRecord<byte[], byte[]>, LadderState>> refusedHeads =
       new ArrayList<>();

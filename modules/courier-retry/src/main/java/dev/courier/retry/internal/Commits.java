@@ -37,12 +37,12 @@ public final class Commits {
   public interface BeforeCommit {
     /**
      * Waits for every forward (a synchronous commit: revocation, close, the commit interval); what
-     * is still held back after that is in {@link LadderPublisher.Acks#unacknowledged()}.
+     * is still held back after that is in {@link ForwardAcks#unacknowledged()}.
      */
-    LadderPublisher.Acks awaitAll();
+    ForwardAcks awaitAll();
 
     /** Without waiting (the commit after each poll): what is answered, and what is not yet. */
-    LadderPublisher.Acks soFar();
+    ForwardAcks soFar();
 
     /** After the group took a commit: these offsets are committed. */
     default void committed(Map<TopicPartition, OffsetAndMetadata> offsets) {}
@@ -163,7 +163,7 @@ public final class Commits {
    * still on its way.
    */
   public void commitAsync() {
-    LadderPublisher.Acks acks = beforeCommit.soFar();
+    ForwardAcks acks = beforeCommit.soFar();
     cap(acks.undelivered());
     if (pending.isEmpty() || clock.millis() < notBeforeMillis) {
       return;
@@ -321,7 +321,7 @@ public final class Commits {
    * @return per partition, the earliest record still held back (its offset is committed at most)
    */
   private Map<TopicPartition, Long> settleForwards() {
-    LadderPublisher.Acks acks = beforeCommit.awaitAll();
+    ForwardAcks acks = beforeCommit.awaitAll();
     cap(acks.undelivered());
     return acks.unacknowledged();
   }

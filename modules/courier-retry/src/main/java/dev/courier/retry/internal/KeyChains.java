@@ -330,6 +330,15 @@ public final class KeyChains {
     return blockedKeys(tp) < maxKeys && waitingRecords(tp) < maxWaiting;
   }
 
+  /**
+   * A tenth of each bound free again: a partition held at a bound is read again at once, instead of
+   * after its hold-back, and not only to meet the bound with its next record.
+   */
+  public boolean roomAgain(TopicPartition tp) {
+    return blockedKeys(tp) <= maxKeys - Math.max(1, maxKeys / 10)
+        && waitingRecords(tp) <= maxWaiting - Math.max(1, maxWaiting / 10);
+  }
+
   public int blockedKeys() {
     return chains.values().stream().mapToInt(Map::size).sum();
   }

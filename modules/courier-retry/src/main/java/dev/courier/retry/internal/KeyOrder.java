@@ -1,6 +1,5 @@
 package dev.courier.retry.internal;
 
-import dev.courier.retry.Decision;
 import dev.courier.retry.OrderingOverflow;
 import dev.courier.retry.RetryTopics;
 import dev.courier.retry.WaitingOnDeadLetter;
@@ -78,7 +77,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     this.settings = settings;
     this.metrics = metrics;
     this.clock = clock;
-    this.writes = new ChainWrites(chains, publisher, topics, metrics);
+    this.writes = new ChainWrites(chains, publisher, topics, metrics, clock);
     this.parking =
         new ChainParking(chains, store, publisher, topics, settings, metrics, clock, writes);
     this.partitions = new MainPartitions(chains, store, topics, settings.letterLookBack());
@@ -112,32 +111,13 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
       case SEEN -> Optional.of(new RecordStep.Seen());
       case FULL -> full();
       case OVERFLOW ->
-          settings.overflow() == OrderingOverflow.PAUSE ? full() : overflow(record, tp);
+          settings.overflow() == OrderingOverflow.PAUSE ? full() : parking.overflow(record, tp);
     };
   }
 
   private Optional<RecordStep> full() {
     metrics.overflows.increment();
     return Optional.of(new RecordStep.Full());
-  }
-
-  private Optional<RecordStep> overflow(ConsumerRecord<byte[], byte[]> record, TopicPartition tp) {
-    metrics.overflows.increment();
-    KeyChain c = chains.chain(tp, record.key()).orElseThrow();
-    return Optional.of(
-        new RecordStep.Park(
-            LadderState.of(record, settings.operationKeyHeader()),
-            Hop.Failure.behind(
-                Decision.DeadLetter.ORDERING_OVERFLOW,
-                c.blocker(),
-                clock.instant(),
-                "not executed: its key waits behind "
-                    + c.blocker()
-                    + " and "
-                    + tp
-                    + " already has "
-                    + chains.waitingRecords(tp)
-                    + " records waiting (retry.ordering.max.waiting.records)")));
   }
 
   /**
@@ -312,6 +292,16 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
   }
 
   /**
+   * After a poll, before its commit: writes the keys that changed if their turn came ({@link
+   * ChainWrites#WRITE_EVERY}); per partition, the earliest record whose key's change is still not
+   * written (nothing at or past it is committed).
+   */
+  public Map<TopicPartition, Long> writeDue() {
+    writes.writeDue();
+    return writes.unwritten();
+  }
+
+  /**
    * Before a commit: writes the state of every key whose chain changed since its last write (its
    * done mark, or a tombstone, for a key now free), acknowledged with the ladder's forwards.
    */
@@ -371,6 +361,11 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     released.forget(gone);
     parking.forget(gone);
     writes.forget(gone);
+  }
+
+  /** Whether a partition held at a bound has room again ({@link MainPartitions#roomAgain}). */
+  public boolean roomAgain(TopicPartition tp) {
+    return partitions.roomAgain(tp);
   }
 
   public void updateGauges(Instant now) {

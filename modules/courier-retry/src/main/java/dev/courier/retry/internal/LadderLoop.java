@@ -63,7 +63,10 @@ public final class LadderLoop<K, V> {
   /** Key order ({@code retry.ordering=key}), or null. */
   private final KeyOrder order;
 
-  /** How long a partition at a key-order bound is left unread before it is tried again. */
+  /**
+   * How long a partition at a key-order bound is left unread before it is tried again, unless its
+   * keys drain enough before ({@link PartitionPauses#holdAtBound}).
+   */
   private static final Duration FULL_RECHECK = Duration.ofMillis(200);
 
   /** The parts {@link LadderSetup} made: clients, topics and meters. */
@@ -175,6 +178,7 @@ public final class LadderLoop<K, V> {
       // After the held records: a head that just succeeded releases its key now, not after a poll
       // that may wait out the poll timeout.
       runReleased();
+      pauses.releaseWithRoom(order::roomAgain);
     }
     pauses.releaseHeldBack(clock.instant());
     pauses.fetchAhead(clock.instant());
@@ -340,7 +344,7 @@ public final class LadderLoop<K, V> {
       if (full) {
         // At a key-order bound: read again from here once keys drain.
         consumer.seek(tp, records.get(end).offset());
-        pauses.holdBack(tp, clock.instant().plus(FULL_RECHECK));
+        pauses.holdAtBound(tp, clock.instant().plus(FULL_RECHECK));
         return true;
       }
       from = end;

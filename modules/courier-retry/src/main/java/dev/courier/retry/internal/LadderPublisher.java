@@ -10,8 +10,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -75,8 +73,7 @@ public final class LadderPublisher implements AutoCloseable {
   private final LadderProgress progress;
   private final List<Forward> forwards = new ArrayList<>();
 
-  /** How many of {@link #forwards} wait for each send: whether one is settled, in one look-up. */
-  private final Map<Future<RecordMetadata>, Integer> unsettled = new IdentityHashMap<>();
+  private final SendsInFlight sends = new SendsInFlight();
 
   private Refusals refusals = (record, state) -> {};
   private LadderTracing tracing = LadderTracing.NONE;
@@ -149,17 +146,19 @@ public final class LadderPublisher implements AutoCloseable {
    * was handled); one that is not delivered leaves the record undone.
    */
   public void holdOn(ConsumerRecord<byte[], byte[]> record, Future<RecordMetadata> send) {
-    add(new Forward(record, null, topics.blocked(), null, null, send, null));
+    if (sends.firstHold(send, new TopicPartition(record.topic(), record.partition()))) {
+      add(new Forward(record, null, topics.blocked(), null, null, send, null));
+    }
   }
 
   /** Whether this send is settled: answered and taken into account (or never held a commit). */
   public boolean settled(Future<RecordMetadata> send) {
-    return send.isDone() && !unsettled.containsKey(send);
+    return sends.isSettled(send);
   }
 
   private void add(Forward f) {
     forwards.add(f);
-    unsettled.merge(f.ack(), 1, Integer::sum);
+    sends.added(f.ack());
   }
 
   /** To tier {@code tier}, due when the failure says. */
@@ -230,41 +229,34 @@ public final class LadderPublisher implements AutoCloseable {
   }
 
   /**
-   * What the forwards so far came to without waiting: those not acknowledged yet hold back the
-   * commit of their records' partitions from the earliest of them.
-   *
-   * @param undelivered forwards that were neither delivered nor parked: no offset may be committed
-   *     past their records
-   * @param unacknowledged per source partition, the earliest record whose forward is still on its
-   *     way (or, with key order, whose key's resolution is not written yet: {@link
-   *     KeyOrder#unresolved()})
-   */
-  public record Acks(List<Undelivered> undelivered, Map<TopicPartition, Long> unacknowledged) {}
-
-  /**
    * Settles the forwards Kafka has answered, in order, without waiting for the rest: the loop goes
    * on handling while they travel, and commits only below the earliest of them. Waiting for every
    * forward before each commit cost the loop a produce round trip per poll, and key order writes
    * state before nearly every one.
    */
-  public Acks acknowledgedSoFar() {
+  public ForwardAcks acknowledgedSoFar() {
     List<Undelivered> undelivered = new ArrayList<>();
     Map<TopicPartition, Long> unacknowledged = new HashMap<>();
     boolean settled = false;
     // The answers are in: reading them must not fail on an interrupt meant for the loop's wait.
     boolean interrupted = Thread.interrupted();
     try {
-      Iterator<Forward> it = forwards.iterator();
-      while (it.hasNext()) {
-        Forward f = it.next();
-        if (!f.ack().isDone()) {
-          if (f.record() != null) {
-            unacknowledged.merge(source(f), f.record().offset(), Math::min);
-          }
-          continue;
-        }
-        it.remove();
-        unsettled.computeIfPresent(f.ack(), (k, n) -> n > 1 ? n - 1 : null);
+      // In one pass: removing each answered forward from the list on its own shifted the rest
+      // each time, and a backlog's hundreds of forwards a poll made that the loop's top cost.
+      List<Forward> answered = new ArrayList<>();
+      forwards.removeIf(
+          f -> {
+            if (f.ack().isDone()) {
+              answered.add(f);
+              return true;
+            }
+            if (f.record() != null) {
+              unacknowledged.merge(source(f), f.record().offset(), Math::min);
+            }
+            return false;
+          });
+      for (Forward f : answered) {
+        sends.settled(f.ack());
         settled = true;
         try {
           settle(f, undelivered);
@@ -282,7 +274,7 @@ public final class LadderPublisher implements AutoCloseable {
     if (settled && undelivered.isEmpty()) {
       CrashPoints.AFTER_FORWARD_BEFORE_OFFSET_COMMIT.reach();
     }
-    return new Acks(undelivered, unacknowledged);
+    return new ForwardAcks(undelivered, unacknowledged);
   }
 
   /**
@@ -316,7 +308,7 @@ public final class LadderPublisher implements AutoCloseable {
       }
     } finally {
       forwards.clear();
-      unsettled.clear();
+      sends.clear();
     }
     if (undelivered.isEmpty()) {
       CrashPoints.AFTER_FORWARD_BEFORE_OFFSET_COMMIT.reach();

@@ -105,6 +105,18 @@ final class MainPartitions {
     return Optional.of(new RecordStep.Seen());
   }
 
+  /**
+   * Whether a partition held at a bound has room again: a main partition with a tenth of its bounds
+   * free ({@link KeyChains#roomAgain}) and its keys read back, a tier whose main partition's keys
+   * are read back.
+   */
+  boolean roomAgain(TopicPartition tp) {
+    if (topics.tierOf(tp.topic()) == 0) {
+      return ready(tp) && chains.roomAgain(tp);
+    }
+    return ready(new TopicPartition(topics.main(), tp.partition()));
+  }
+
   /** Whether the record is read again because its forward was not delivered (asked once). */
   boolean readAgain(TopicPartition tp, long offset) {
     Set<Long> undone = again.get(tp);

@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
@@ -25,8 +26,14 @@ public final class PartitionPauses {
   /** Paused only while a handler call runs (not those waiting for a due time). */
   private final Set<TopicPartition> forCall = new HashSet<>();
 
-  /** Paused until the given time: read again from a record whose forward could not be made. */
+  /**
+   * Paused until the given time: read again from a record whose forward could not be made, or held
+   * at a key-order bound.
+   */
   private final Map<TopicPartition, Instant> heldBack = new HashMap<>();
+
+  /** Of those held back, the ones held at a bound ({@link #holdAtBound}). */
+  private final Set<TopicPartition> atBound = new HashSet<>();
 
   public PartitionPauses(Consumer<byte[], byte[]> consumer, TierWaits waits) {
     this.consumer = consumer;
@@ -49,6 +56,36 @@ public final class PartitionPauses {
   public void holdBack(TopicPartition tp, Instant until) {
     heldBack.put(tp, until);
     consumer.pause(List.of(tp));
+  }
+
+  /**
+   * Holds a partition back at a key-order bound until {@code until}, or until {@link
+   * #releaseWithRoom} finds room sooner.
+   */
+  public void holdAtBound(TopicPartition tp, Instant until) {
+    holdBack(tp, until);
+    atBound.add(tp);
+  }
+
+  /**
+   * Resumes the partitions held at a bound that have room again: waiting out the whole hold-back
+   * cost a backlog with 10% failing a fifth of its time.
+   */
+  public void releaseWithRoom(Predicate<TopicPartition> room) {
+    atBound.removeIf(
+        tp -> {
+          if (!heldBack.containsKey(tp)) {
+            return true; // released already, or gone
+          }
+          if (!room.test(tp)) {
+            return false;
+          }
+          heldBack.remove(tp);
+          if (!waits.waiting(tp) && consumer.assignment().contains(tp)) {
+            consumer.resume(List.of(tp));
+          }
+          return true;
+        });
   }
 
   /** Resumes the partitions held back whose time is up. */
@@ -126,5 +163,6 @@ public final class PartitionPauses {
   public void forget(Collection<TopicPartition> partitions) {
     forCall.removeAll(partitions);
     partitions.forEach(heldBack::remove);
+    atBound.removeAll(partitions);
   }
 }

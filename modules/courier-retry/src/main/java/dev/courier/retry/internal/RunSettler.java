@@ -4,9 +4,9 @@ import dev.courier.retry.RetryConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -63,7 +63,7 @@ public final class RunSettler {
    * a turn start together, so a revocation must wait for every started call of its partitions, not
    * only the one the loop waits for.
    */
-  private final List<Run> outstanding = new ArrayList<>();
+  private final Set<Run> outstanding = new LinkedHashSet<>();
 
   public RunSettler(
       Consumer<byte[], byte[]> consumer,
@@ -86,9 +86,7 @@ public final class RunSettler {
 
   /** The run's calls went to the handler thread: a revocation settles what of it started. */
   public void register(Run run) {
-    if (!outstanding.contains(run)) {
-      outstanding.add(run);
-    }
+    outstanding.add(run);
   }
 
   public Settled settle(Run run) {

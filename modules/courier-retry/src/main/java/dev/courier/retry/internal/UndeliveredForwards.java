@@ -74,9 +74,9 @@ final class UndeliveredForwards implements Commits.BeforeCommit {
   }
 
   @Override
-  public LadderPublisher.Acks awaitAll() {
+  public ForwardAcks awaitAll() {
     if (order == null) {
-      return new LadderPublisher.Acks(readAgain(publisher.awaitAcknowledged()), Map.of());
+      return new ForwardAcks(readAgain(publisher.awaitAcknowledged()), Map.of());
     }
     order.writeChanged();
     List<Undelivered> undelivered = new ArrayList<>(readAgain(publisher.awaitAcknowledged()));
@@ -86,23 +86,22 @@ final class UndeliveredForwards implements Commits.BeforeCommit {
       order.writeChanged();
       undelivered.addAll(readAgain(publisher.awaitAcknowledged()));
     }
-    return new LadderPublisher.Acks(undelivered, order.unresolved());
+    return new ForwardAcks(undelivered, order.unresolved());
   }
 
   @Override
-  public LadderPublisher.Acks soFar() {
-    if (order != null) {
-      order.writeChanged();
-    }
-    LadderPublisher.Acks acks = publisher.acknowledgedSoFar();
+  public ForwardAcks soFar() {
+    Map<TopicPartition, Long> unwritten = order == null ? Map.of() : order.writeDue();
+    ForwardAcks acks = publisher.acknowledgedSoFar();
     List<Undelivered> again = readAgain(acks.undelivered());
     if (order == null) {
-      return new LadderPublisher.Acks(again, acks.unacknowledged());
+      return new ForwardAcks(again, acks.unacknowledged());
     }
     // A refusal found now is resolved at the loop's next turn; its head's commit waits until then.
     Map<TopicPartition, Long> held = new HashMap<>(acks.unacknowledged());
     order.unresolved().forEach((tp, offset) -> held.merge(tp, offset, Math::min));
-    return new LadderPublisher.Acks(again, held);
+    unwritten.forEach((tp, offset) -> held.merge(tp, offset, Math::min));
+    return new ForwardAcks(again, held);
   }
 
   @Override
