@@ -4,6 +4,7 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.testkit.CommitHistory;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.KafkaProcess;
 import dev.courier.testkit.KeyOrderCheck;
@@ -46,17 +47,21 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * input into four partitions, an endpoint that is slow, fails transiently at random (the same seed
  * gives the same failures) and refuses some records for good, while workers join, leave by SIGTERM
  * and are SIGKILLed, are frozen (SIGSTOP) past their session and woken, and are cut off from the
- * broker (half of them reach it through a {@link dev.courier.testkit.TcpProxy}) and healed, and
- * records too large for the ladder's tiers arrive, and writing to the first tier is denied for a
- * few seconds by an ACL (Kafka refuses those forwards: the records must be parked as {@code
- * forward-refused}), at random moments. It reports records, records handled, calls, duplicates
- * (work done twice), lost records (must be 0: neither done nor dead-lettered), in all and by the
- * fault under way when the record was produced, and the DLT by reason, and fails if anything was
- * lost. Order is no property of the ladder (a retried record comes after later ones), so none is
- * counted here.
+ * broker (half of them reach it through a {@link dev.courier.testkit.TcpProxy}) and healed, records
+ * too large for the ladder's tiers arrive, and writing to the first tier or to the DLT is denied
+ * for a few seconds by an ACL (Kafka refuses those forwards: a tier's are parked as {@code
+ * forward-refused}, the DLT's are not taken and come again), at random moments.
+ *
+ * <p>Every guarantee is checked as a property over the whole run ({@link FaultRunResult}): nothing
+ * lost (every record handled or dead-lettered), no commit of the group takes a partition back (its
+ * whole commit history, read from {@code __consumer_offsets}), and with {@code ordered} ({@code
+ * retry.ordering=key}) per-key order as both properties {@link KeyOrderCheck} states (first
+ * handling, final state), no record both handled and parked nor parked twice, and every
+ * waiting-behind letter naming a record in the DLT. Records, losses and duplicates are counted by
+ * the fault under way when each record was produced. {@link FaultCampaign} runs it over many seeds.
  *
  * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
- * dev.courier.benchmarks.WorkerGroupFaultRun [seed] [seconds of input] [records/s]}
+ * dev.courier.benchmarks.WorkerGroupFaultRun [seed] [seconds of input] [records/s] [ordered]}
  */
 public final class WorkerGroupFaultRun {
 
@@ -119,12 +124,36 @@ public final class WorkerGroupFaultRun {
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
     int perSecond = args.length > 2 ? Integer.parseInt(args[2]) : 40;
     boolean ordered = args.length > 3 && args[3].equals("ordered");
-    new WorkerGroupFaultRun(seed, seconds, perSecond, ordered).run();
+    FaultRunResult result = run(seed, seconds, perSecond, ordered);
+    BenchmarkReport.write(
+        Path.of("target", "benchmarks"),
+        ordered ? "faults-ordered" : "faults",
+        "records",
+        List.of(),
+        List.of(),
+        List.of(
+            result.describe(),
+            "violations: "
+                + result.violations()
+                + " (target: none: 0 lost, no property broken, no commit moved back)"));
+    if (!result.clean()) {
+      throw new IllegalStateException(
+          result.violations().size()
+              + " violation(s) in fault run with seed "
+              + seed
+              + ": "
+              + result.violations().subList(0, Math.min(5, result.violations().size())));
+    }
   }
 
-  private void run() throws Exception {
+  /** One seeded run: its counts and every property checked. */
+  static FaultRunResult run(long seed, int seconds, int perSecond, boolean ordered)
+      throws Exception {
+    return new WorkerGroupFaultRun(seed, seconds, perSecond, ordered).run();
+  }
+
+  private FaultRunResult run() throws Exception {
     int records = seconds * perSecond;
-    List<String> notes = new ArrayList<>();
     String[] producedUnder = new String[records];
     try (PostgresProcess pg = PostgresProcess.builder().build().start();
         KafkaProcess process = KafkaProcess.withProxiedListener(AUTHORIZER).start();
@@ -178,101 +207,72 @@ public final class WorkerGroupFaultRun {
         input.shutdownNow();
         workers.close();
       }
-      Map<String, Long> dlt;
-      List<String> deadKeys;
       List<DltRecord> dead;
       try (DltReplayer replayer =
           DltReplayer.create(kafka.clientSettings(), pg.dataSource("postgres"))) {
         dead = replayer.list(topic + ".dlt", DltFilter.all());
-        dlt =
-            dead.stream()
-                .collect(
-                    Collectors.groupingBy(DltRecord::reason, TreeMap::new, Collectors.counting()));
-        deadKeys = dead.stream().map(d -> d.operationKey().orElse("?")).toList();
       }
+      Map<String, Long> dlt =
+          dead.stream()
+              .collect(
+                  Collectors.groupingBy(DltRecord::reason, TreeMap::new, Collectors.counting()));
+      Set<String> deadKeys =
+          dead.stream().map(d -> d.operationKey().orElse("?")).collect(Collectors.toSet());
       long handled = 0;
       long duplicates = 0;
       long lost = 0;
-      Map<String, long[]> byFault = new TreeMap<>(); // {records, lost}
+      Map<String, long[]> byFault = new TreeMap<>(); // {records, lost, duplicates}
       for (int i = 0; i < records; i++) {
         String key = key(i);
         int done = endpoint.successes(key);
         handled += done > 0 ? 1 : 0;
         duplicates += Math.max(0, done - 1);
-        long[] kind = byFault.computeIfAbsent(producedUnder[i], k -> new long[2]);
+        long[] kind = byFault.computeIfAbsent(producedUnder[i], k -> new long[3]);
         kind[0]++;
+        kind[2] += Math.max(0, done - 1);
         if (done == 0 && !deadKeys.contains(key)) {
           lost++;
           kind[1]++;
         }
       }
-      notes.add(
-          String.format(
-              Locale.ROOT,
-              "seed %d, %d s of input at %d records/s: records %d, handled %d, calls %d,"
-                  + " duplicates %d, lost %d (target: 0, and duplicates only from SIGKILLs), DLT %s;"
-                  + " %s",
-              seed,
-              seconds,
-              perSecond,
-              records,
-              handled,
-              endpoint.totalCalls(),
-              duplicates,
-              lost,
-              dlt,
-              workers.counts()));
-      List<String> perFault = new ArrayList<>();
-      byFault.forEach(
-          (kind, n) ->
-              perFault.add(
-                  String.format(Locale.ROOT, "%s: records %d, lost %d", kind, n[0], n[1])));
-      notes.add(
-          "by the fault under way when produced: "
-              + String.join("; ", perFault)
-              + "; records too large for the tiers: "
-              + tooLarge.size());
-      List<String> violations = new ArrayList<>();
-      if (ordered) {
-        violations.addAll(orderViolations(endpoint, dead));
-        notes.add(
-            String.format(
-                Locale.ROOT,
-                "key order (retry.ordering=key, %d keys): violations %d (target: 0; each key's"
-                    + " records first handled in main-topic order, and every waiting-behind dead"
-                    + " letter names a record in the DLT)%s",
-                byKey.size(),
-                violations.size(),
-                violations.isEmpty()
-                    ? ""
-                    : ": " + violations.subList(0, Math.min(5, violations.size()))));
-      }
-      notes.add("faults: " + String.join("; ", events));
-      BenchmarkReport.write(
-          Path.of("target", "benchmarks"),
-          ordered ? "faults-ordered" : "faults",
-          "records",
-          List.of(),
-          List.of(),
-          notes);
-      if (lost > 0) {
-        throw new IllegalStateException(lost + " record(s) lost in fault run with seed " + seed);
-      }
-      if (!violations.isEmpty()) {
-        throw new IllegalStateException(
-            violations.size() + " key order violation(s) in fault run with seed " + seed);
-      }
+      CommitHistory history = CommitHistory.of(kafka, group);
+      KeyOrderCheck.Result order =
+          ordered
+              ? KeyOrderCheck.check(
+                  endpoint.log(),
+                  byKey,
+                  3,
+                  dead.stream().map(d -> d.operationKey().orElse("?")).toList())
+              : new KeyOrderCheck.Result(List.of(), List.of(), List.of(), 0);
+      return new FaultRunResult(
+          seed,
+          ordered,
+          records,
+          handled,
+          endpoint.totalCalls(),
+          duplicates,
+          lost,
+          byFault,
+          dlt,
+          order.firstHandling(),
+          order.finalState(),
+          order.parking(),
+          ordered ? waitingBehindNamesNoLetter(dead) : List.of(),
+          history.backwardMoves(),
+          history.commits().size(),
+          workers.counts(),
+          List.copyOf(events),
+          tooLarge.size());
     }
   }
 
-  /** Each key's records in order, and each record parked as waiting-behind names a dead letter. */
-  private List<String> orderViolations(RecordingEndpoint endpoint, List<DltRecord> dead) {
-    List<String> violations =
-        new ArrayList<>(KeyOrderCheck.check(endpoint.log(), byKey, 3).violations());
+  /** Each record parked as waiting-behind names a record in the DLT. */
+  private static List<String> waitingBehindNamesNoLetter(List<DltRecord> dead) {
     Set<String> deadAt =
         dead.stream()
             .map(d -> d.originalTopic() + "-" + d.originalPartition() + "@" + d.originalOffset())
             .collect(Collectors.toSet());
+    List<String> violations = new ArrayList<>();
     for (DltRecord d : dead) {
       if (d.reason().equals("waiting-behind")
           && !d.blockedBy().map(deadAt::contains).orElse(false)) {
@@ -307,7 +307,7 @@ public final class WorkerGroupFaultRun {
   }
 
   private void chaos() {
-    int roll = random.nextInt(14);
+    int roll = random.nextInt(15);
     if (roll < 3 && workers.alive() < MAX_WORKERS) {
       workers.join();
     } else if (roll < 5 && workers.alive() > 1) {
@@ -326,25 +326,27 @@ public final class WorkerGroupFaultRun {
       produceTooLarge.set(true);
       event("a record too large for the tiers", "forward refused");
     } else if (roll == 10) {
-      denyFirstTier();
+      denyWrites(topic + ".retry.1", "tier write denied");
+    } else if (roll == 11) {
+      denyWrites(topic + ".dlt", "DLT write denied");
     }
   }
 
-  /** An ACL denies every client WRITE on the first tier for 3 to 6 s, then goes. */
-  private void denyFirstTier() {
+  /** An ACL denies every client WRITE on {@code target} for 3 to 6 s, then goes. */
+  private void denyWrites(String target, String kind) {
     AclBinding deny =
         new AclBinding(
-            new ResourcePattern(ResourceType.TOPIC, topic + ".retry.1", PatternType.LITERAL),
+            new ResourcePattern(ResourceType.TOPIC, target, PatternType.LITERAL),
             new AccessControlEntry(
                 "User:ANONYMOUS", "*", AclOperation.WRITE, AclPermissionType.DENY));
     try {
       broker.admin().createAcls(List.of(deny)).all().get(30, TimeUnit.SECONDS);
-      event("WRITE on " + topic + ".retry.1 denied", "tier write denied");
+      event("WRITE on " + target + " denied", kind);
       LockSupport.parkNanos(Duration.ofMillis(3_000 + random.nextInt(3_000)).toNanos());
       broker.admin().deleteAcls(List.of(deny.toFilter())).all().get(30, TimeUnit.SECONDS);
-      event("WRITE on " + topic + ".retry.1 allowed again", "tier write denied");
+      event("WRITE on " + target + " allowed again", kind);
     } catch (Exception e) {
-      throw new IllegalStateException("cannot change the tier's ACLs: " + e, e);
+      throw new IllegalStateException("cannot change the ACLs of " + target + ": " + e, e);
     }
   }
 
