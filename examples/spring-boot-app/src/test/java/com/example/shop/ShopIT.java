@@ -103,7 +103,7 @@ class ShopIT {
   void aPermanentFailureLandsInTheDltAndAnOperatorsReplayChargesItOnce() throws Exception {
     gateway.frozen.add("acc-frozen");
     assertThat(post("o-4", "acc-frozen", 30)).isEqualTo(201);
-    String dlt = billing().topic() + ".dlt";
+    String dlt = billing().topics().deadLetter();
     ConsumerRecord<String, String> parked =
         INFRA.kafka().readStrings(dlt, 1, TIMEOUT).stream()
             .filter(r -> r.key().equals("o-4"))

@@ -4,6 +4,7 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.RetryTopics;
 import dev.courier.testkit.CommitHistory;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.KafkaProcess;
@@ -82,6 +83,10 @@ public final class WorkerGroupFaultRun {
   private final List<String> events = new ArrayList<>();
   private long t0;
   private String topic;
+
+  /** The workers' group's ladder on {@link #topic}. */
+  private RetryTopics ladder;
+
   private KafkaProcess broker;
   private FaultWorkers workers;
 
@@ -111,7 +116,7 @@ public final class WorkerGroupFaultRun {
   /** Records neither handled nor in the DLT yet. */
   private long unaccounted(RecordingEndpoint endpoint, DltReplayer replayer, int records) {
     Set<String> dead =
-        replayer.list(topic + ".dlt", DltFilter.all()).stream()
+        replayer.list(ladder.deadLetter(), DltFilter.all()).stream()
             .map(d -> d.operationKey().orElse("?"))
             .collect(Collectors.toSet());
     return IntStream.range(0, records)
@@ -162,6 +167,7 @@ public final class WorkerGroupFaultRun {
       KafkaBroker kafka = process.broker();
       topic = UniqueNames.topic("faults");
       String group = UniqueNames.group("faults");
+      ladder = new RetryTopics(topic, group, 2);
       kafka.createTopic(topic, PARTITIONS);
       workers =
           new FaultWorkers(
@@ -176,9 +182,9 @@ public final class WorkerGroupFaultRun {
         for (int i = 0; i < 3; i++) {
           workers.join();
         }
-        List<String> ladder = List.of(topic, topic + ".retry.1", topic + ".retry.2");
+        List<String> read = ladder.all().subList(0, 3);
         // The workers create the tiers as they start; the drain below reads their lag.
-        awaitTopics(kafka, ladder);
+        awaitTopics(kafka, read);
         Future<?> producing = input.submit(() -> produce(kafka, topic, records, producedUnder));
         while (!producing.isDone()) {
           // The next fault comes 1 to 4 s later; waiting is the point of a fault schedule.
@@ -190,7 +196,7 @@ public final class WorkerGroupFaultRun {
           workers.join();
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (kafka.uncommitted(group, ladder) > 0 && System.nanoTime() < deadline) {
+        while (kafka.uncommitted(group, read) > 0 && System.nanoTime() < deadline) {
           LockSupport.parkNanos(Duration.ofMillis(200).toNanos()); // polling for the drain
         }
         if (ordered) {
@@ -210,7 +216,7 @@ public final class WorkerGroupFaultRun {
       List<DltRecord> dead;
       try (DltReplayer replayer =
           DltReplayer.create(kafka.clientSettings(), pg.dataSource("postgres"))) {
-        dead = replayer.list(topic + ".dlt", DltFilter.all());
+        dead = replayer.list(ladder.deadLetter(), DltFilter.all());
       }
       Map<String, Long> dlt =
           dead.stream()
@@ -326,9 +332,9 @@ public final class WorkerGroupFaultRun {
       produceTooLarge.set(true);
       event("a record too large for the tiers", "forward refused");
     } else if (roll == 10) {
-      denyWrites(topic + ".retry.1", "tier write denied");
+      denyWrites(ladder.tier(1), "tier write denied");
     } else if (roll == 11) {
-      denyWrites(topic + ".dlt", "DLT write denied");
+      denyWrites(ladder.deadLetter(), "DLT write denied");
     }
   }
 

@@ -4,6 +4,7 @@ import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
 import dev.courier.retry.DltReplayerConfig;
+import dev.courier.retry.ReplayTarget;
 import io.micrometer.core.instrument.Metrics;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.kafka.common.header.Header;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -158,8 +160,10 @@ final class DltCommand {
       name = "replay",
       mixinStandardHelpOptions = true,
       description =
-          "Sends dead letters back to their original topics (or --to) with their key, value and"
-              + " headers plus courier.replay.of; parked ones are left out.")
+          "Sends dead letters back to the group that dead-lettered each, through the first tier"
+              + " of its own ladder (or to their original topics with --to-original-topics, which"
+              + " every group reading them receives, or to --to), with their key, value and headers"
+              + " plus courier.replay.of; parked ones are left out.")
   static final class Replay implements Callable<Integer> {
     @Mixin SettingsOptions options;
     @Mixin Filters filters;
@@ -168,8 +172,25 @@ final class DltCommand {
     @Parameters(paramLabel = "DLT_TOPIC")
     String dlt;
 
-    @Option(names = "--to", paramLabel = "TOPIC", description = "Send here instead.")
-    String to;
+    @ArgGroup(exclusive = true, multiplicity = "0..1")
+    Target target;
+
+    /** Where to, when not to the group that dead-lettered each record. */
+    static final class Target {
+      @Option(names = "--to", paramLabel = "TOPIC", description = "Send here instead.")
+      String to;
+
+      @Option(
+          names = "--to-original-topics",
+          description =
+              "Send to the original topics and partitions: every group reading them receives the"
+                  + " records again.")
+      boolean toOriginal;
+
+      ReplayTarget resolve() {
+        return to != null ? ReplayTarget.topic(to) : ReplayTarget.originalTopics();
+      }
+    }
 
     @Option(names = "--execute", description = "Send (otherwise a dry run).")
     boolean execute;
@@ -177,7 +198,11 @@ final class DltCommand {
     @Override
     public Integer call() {
       try (DltReplayer replayer = replayer(OperatorSettings.resolve(options))) {
-        DltReplayer.ReplayPlan plan = replayer.plan(dlt, filters.filter(), Optional.ofNullable(to));
+        DltReplayer.ReplayPlan plan =
+            replayer.plan(
+                dlt,
+                filters.filter(),
+                target == null ? ReplayTarget.failingGroup() : target.resolve());
         System.out.print(plan.render());
         if (!execute) {
           System.out.println("Nothing sent: add --execute --reason WHY to replay.");

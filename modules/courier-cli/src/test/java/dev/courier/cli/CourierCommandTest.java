@@ -76,6 +76,24 @@ class CourierCommandTest {
   }
 
   @Test
+  void aGroupThatCannotNameItsLaddersTopicsIsRefusedNamingTheKey() {
+    Run run =
+        run(
+            "contract",
+            "--set",
+            "bootstrap.servers=localhost:1",
+            "--set",
+            "retry.group.id=billing team",
+            "--set",
+            "retry.topic=payments");
+    assertThat(run.status).isEqualTo(Courier.CONFIG_ERROR);
+    assertThat(run.err)
+        .contains("retry.group.id")
+        .contains("billing team")
+        .contains("as a Kafka topic name does");
+  }
+
+  @Test
   void theContractIsPrintedFromSettingsAlone() {
     Run run =
         run(
@@ -92,7 +110,7 @@ class CourierCommandTest {
     assertThat(run.out)
         .contains("Retry contract of group billing on payments")
         .contains("at most 4 calls")
-        .contains("payments.dlt")
+        .contains("payments.billing.dlt")
         // The same classification the retry worker runs with.
         .contains("Unavailable -> TRANSIENT");
   }

@@ -7,6 +7,7 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.RetryTopics;
 import dev.courier.testkit.CommitHistory;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
@@ -108,17 +109,16 @@ class OrderedRetryWorkersIT {
         assertThat(workers.get(2).kill()).isEqualTo(WorkerProcess.SIGKILL_EXIT_STATUS);
         kills++;
         input.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        List<String> ladder =
-            List.of(topic, topic + ".retry.1", topic + ".retry.2", topic + ".retry.blocked");
+        RetryTopics ladder = new RetryTopics(topic, group, 2);
         await()
             .atMost(TIMEOUT)
             .until(
                 () ->
-                    kafka.uncommitted(group, ladder.subList(0, 3)) == 0
-                        && settled(endpoint, db, kafka, topic));
+                    kafka.uncommitted(group, ladder.all().subList(0, 3)) == 0
+                        && settled(endpoint, db, kafka, ladder));
 
         try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
-          List<DltRecord> dead = replayer.list(topic + ".dlt", DltFilter.all());
+          List<DltRecord> dead = replayer.list(ladder.deadLetter(), DltFilter.all());
           Set<String> deadKeys =
               dead.stream().map(d -> d.operationKey().orElseThrow()).collect(Collectors.toSet());
           Set<String> deadAt =
@@ -203,10 +203,10 @@ class OrderedRetryWorkersIT {
 
   /** Every record produced so far is done or in the DLT. */
   private static boolean settled(
-      RecordingEndpoint endpoint, TestDatabase db, KafkaBroker kafka, String topic) {
+      RecordingEndpoint endpoint, TestDatabase db, KafkaBroker kafka, RetryTopics ladder) {
     try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
       Set<String> dead =
-          replayer.list(topic + ".dlt", DltFilter.all()).stream()
+          replayer.list(ladder.deadLetter(), DltFilter.all()).stream()
               .map(d -> d.operationKey().orElse("?"))
               .collect(Collectors.toSet());
       for (int i = 0; i < RECORDS; i++) {

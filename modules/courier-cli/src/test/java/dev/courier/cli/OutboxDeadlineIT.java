@@ -12,6 +12,7 @@ import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
 import dev.courier.retry.RetryConfig;
+import dev.courier.retry.RetryTopics;
 import dev.courier.retry.RetryingConsumer;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
@@ -47,6 +48,7 @@ class OutboxDeadlineIT {
       KafkaBroker kafka, TestDatabase db) throws Exception {
     String prefix = UniqueNames.topic("deadline").replace('-', '_');
     String topic = prefix + ".payment";
+    String group = UniqueNames.group("deadline");
     kafka.createTopic(topic, 1);
     Map<String, String> relaySettings =
         OutboxRelayConfig.settings(
@@ -82,7 +84,7 @@ class OutboxDeadlineIT {
           RetryingConsumer.builder(
                   Map.of(
                       RetryConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers(),
-                      RetryConfig.GROUP_ID, UniqueNames.group("deadline"),
+                      RetryConfig.GROUP_ID, group,
                       RetryConfig.TOPIC, topic),
                   new StringDeserializer(),
                   new StringDeserializer())
@@ -96,7 +98,11 @@ class OutboxDeadlineIT {
         List<DltRecord> dead =
             await()
                 .atMost(TIMEOUT)
-                .until(() -> replayer.list(topic + ".dlt", DltFilter.all()), l -> !l.isEmpty());
+                .until(
+                    () ->
+                        replayer.list(
+                            new RetryTopics(topic, group, 1).deadLetter(), DltFilter.all()),
+                    l -> !l.isEmpty());
         await().atMost(TIMEOUT).until(() -> handled.size() == 1);
         assertThat(dead).hasSize(1);
         assertThat(dead.get(0).reason()).isEqualTo("expired");

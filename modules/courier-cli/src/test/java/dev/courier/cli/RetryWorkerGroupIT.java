@@ -7,6 +7,7 @@ import dev.courier.core.CourierHeaders;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.RetryTopics;
 import dev.courier.testkit.CommitHistory;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
@@ -85,7 +86,7 @@ class RetryWorkerGroupIT {
             .atMost(TIMEOUT)
             .until(
                 () ->
-                    kafka.uncommitted(group, List.of(topic, topic + ".retry.1", topic + ".retry.2"))
+                    kafka.uncommitted(group, new RetryTopics(topic, group, 2).all().subList(0, 3))
                         == 0);
         assertThat(CommitHistory.of(kafka, group).backwardMoves())
             .as("no commit of the group takes a partition back")
@@ -116,7 +117,8 @@ class RetryWorkerGroupIT {
             .isLessThanOrEqualTo(kills);
 
         try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
-          List<DltRecord> dead = replayer.list(topic + ".dlt", DltFilter.all());
+          List<DltRecord> dead =
+              replayer.list(new RetryTopics(topic, group, 2).deadLetter(), DltFilter.all());
           assertThat(dead).extracting(DltRecord::reason).containsOnly("permanent");
           assertThat(dead)
               .extracting(d -> d.operationKey().orElseThrow())

@@ -11,6 +11,7 @@ import dev.courier.outbox.OutboxWriter;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.RetryTopics;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.RawHttp;
@@ -180,15 +181,36 @@ class ServiceCommandsIT {
       send(kafka, topic, "op-2", "acc-2:-5");
       await().atMost(TIMEOUT).until(() -> keys.size() >= 3);
       assertThat(keys).containsExactlyInAnyOrder("op-1", "op-1", "op-2");
+      String dlt = new RetryTopics(topic, group, 1).deadLetter();
       try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
         List<DltRecord> dead =
             await()
                 .atMost(TIMEOUT)
-                .until(() -> replayer.list(topic + ".dlt", DltFilter.all()), l -> l.size() == 1);
+                .until(() -> replayer.list(dlt, DltFilter.all()), l -> l.size() == 1);
         assertThat(dead.get(0).operationKey()).contains("op-2");
         assertThat(dead.get(0).reason()).isEqualTo("permanent");
         assertThat(dead.get(0).message()).contains("HTTP 422");
       }
+      // courier dlt replay: to the group's own first tier unless told otherwise.
+      List<String> operator =
+          List.of(
+              "--set", "bootstrap.servers=" + kafka.bootstrapServers(),
+              "--set", "audit.jdbc.url=" + db.jdbcUrl(),
+              "--set", "audit.jdbc.user=" + db.username(),
+              "--set", "audit.jdbc.password=" + db.password());
+      CourierCommandTest.Run original =
+          CourierCommandTest.run(dltReplay(dlt, operator, "--to-original-topics"));
+      assertThat(original.status()).as(original.err()).isZero();
+      assertThat(original.out())
+          .contains("to their original topics (every group reading them receives them again)")
+          .contains("Nothing sent");
+      CourierCommandTest.Run replay =
+          CourierCommandTest.run(
+              dltReplay(dlt, operator, "--execute", "--reason", "limit raised", "--actor", "ops"));
+      assertThat(replay.status()).as(replay.err()).isZero();
+      assertThat(replay.out()).contains("to the first tier of the group that dead-lettered each");
+      await().atMost(TIMEOUT).until(() -> keys.size() >= 4);
+      assertThat(keys).as("the worker's group received it again").endsWith("op-2");
       assertThat(get(port, "/metrics").body()).contains("courier_retry");
       assertThat(RawHttp.ruleViolations(port, SERVICE_ROUTES)).isEmpty();
 
@@ -263,5 +285,12 @@ class ServiceCommandsIT {
         return rs.next() && rs.getBoolean(1);
       }
     }
+  }
+
+  private static String[] dltReplay(String dlt, List<String> operator, String... more) {
+    List<String> args = new java.util.ArrayList<>(List.of("dlt", "replay", dlt));
+    args.addAll(operator);
+    args.addAll(List.of(more));
+    return args.toArray(String[]::new);
   }
 }

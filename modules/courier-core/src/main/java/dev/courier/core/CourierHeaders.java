@@ -84,6 +84,12 @@ public final class CourierHeaders {
    */
   public static final String ORDERING = "courier.ordering";
 
+  /**
+   * On the mark in a group's topic of blocked keys once the shared ladder's blocked keys of the
+   * partition were copied into it: the shared topic's name.
+   */
+  public static final String ORDERING_MOVED_FROM = "courier.ordering.moved.from";
+
   /** Set on records an operator replayed from a DLT: {@code <dlt topic>-<partition>@<offset>}. */
   public static final String REPLAY_OF = "courier.replay.of";
 
@@ -241,7 +247,14 @@ public final class CourierHeaders {
               DLT_TOOLS,
               "text, cut to 8 KiB",
               "The stack trace."),
-          new Spec(GROUP, LADDER, DLT_TOOLS, "text", "The consumer group that failed the record."),
+          new Spec(
+              GROUP,
+              LADDER + "; `DltReplayer` on a replay into the group's ladder",
+              DLT_TOOLS
+                  + " (a replay goes to this group's ladder), the ladder (in a tier of the shared"
+                  + " ladder, it handles only its own group's records)",
+              "text",
+              "The consumer group that failed the record."),
           new Spec(
               CLASSIFICATION,
               LADDER,
@@ -270,6 +283,13 @@ public final class CourierHeaders {
               "The hop was made under key order: a copy its key no longer waits for (its head"
                   + " already resolved by another copy, or read again from the main topic after a"
                   + " crash) is committed past without a call."),
+          new Spec(
+              ORDERING_MOVED_FROM,
+              "retry ladder (in <topic>.<group>.retry.blocked, once per partition)",
+              "retry ladder",
+              "the shared ladder's <topic>.retry.blocked",
+              "A group's ladder copied the shared ladder's blocked keys of the partition into its"
+                  + " own topic before this mark: from here on only its own topic is read."),
           new Spec(
               TRACEPARENT,
               "outbox relay (from the row's tracingspancontext), retry ladder (each hop: the"

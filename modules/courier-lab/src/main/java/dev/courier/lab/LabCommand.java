@@ -204,7 +204,7 @@ public final class LabCommand implements Callable<Integer> {
         "       courier groups describe lab-billing --set bootstrap.servers="
             + stack.kafka().bootstrapServers());
     out.println(
-        "       courier dlt list lab.payments.dlt --set bootstrap.servers="
+        "       courier dlt list lab.payments.lab-lab.payments.dlt --set bootstrap.servers="
             + stack.kafka().bootstrapServers()
             + " --set audit.jdbc.url="
             + db.jdbcUrl()

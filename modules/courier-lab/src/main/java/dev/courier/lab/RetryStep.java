@@ -9,9 +9,11 @@ import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
 import dev.courier.retry.DltReplayerConfig;
 import dev.courier.retry.RecordHandler;
+import dev.courier.retry.ReplayTarget;
 import dev.courier.retry.RetryBudget;
 import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryProgress;
+import dev.courier.retry.RetryTopics;
 import dev.courier.retry.RetryingConsumer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +28,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -46,7 +47,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 final class RetryStep implements LabStep {
 
   private static final String TOPIC = "lab.payments";
-  private static final String DLT = TOPIC + ".dlt";
+  private static final String DLT = new RetryTopics(TOPIC, group(TOPIC), 2).deadLetter();
   private static final String EXPIRING = "lab.payments.expiring";
 
   private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
@@ -159,14 +160,20 @@ final class RetryStep implements LabStep {
           Map.of("courier.deadline", String.valueOf(Instant.now().plusSeconds(2).toEpochMilli())));
       lab.say("sent op-4 with a 2 s deadline; it fails once, and the retry budget is spent");
       run(lab, consumer(lab, EXPIRING, handler, spent), x -> x.deadLettered() >= 1);
-      DltRecord expired = replayer.list(EXPIRING + ".dlt", DltFilter.all().key("op-4")).get(0);
+      DltRecord expired =
+          replayer
+              .list(
+                  new RetryTopics(EXPIRING, group(EXPIRING), 2).deadLetter(),
+                  DltFilter.all().key("op-4"))
+              .get(0);
       lab.expect("op-4 in the DLT: reason", expired.reason(), "expired");
       lab.expect("op-4 calls (never run after its deadline)", count("op-4"), 1);
 
       replayer.park(poison, "lab", "negative amount: refunded by hand");
       frozen.clear();
       lab.say("acc-9 unfrozen; op-2 parked by the operator");
-      DltReplayer.ReplayPlan plan = replayer.plan(DLT, DltFilter.all(), Optional.empty());
+      DltReplayer.ReplayPlan plan =
+          replayer.plan(DLT, DltFilter.all(), ReplayTarget.failingGroup());
       plan.render().lines().forEach(l -> lab.say("  " + l));
       lab.expect(
           "records the dry run would replay / leaves parked",
@@ -180,7 +187,9 @@ final class RetryStep implements LabStep {
       lab.expect("balance of acc-9", balance(lab, "acc-9"), 25L);
 
       replayer.replay(
-          replayer.plan(DLT, DltFilter.all().key("op-3"), Optional.empty()), "lab", "double check");
+          replayer.plan(DLT, DltFilter.all().key("op-3"), ReplayTarget.failingGroup()),
+          "lab",
+          "double check");
       outcomes.clear();
       run(lab, consumer(lab, TOPIC, handler, null), x -> x.finished() >= 1);
       lab.expect(
@@ -262,11 +271,16 @@ final class RetryStep implements LabStep {
     }
   }
 
+  /** The consumer group of the lab's ladder on {@code topic}. */
+  private static String group(String topic) {
+    return "lab-" + topic;
+  }
+
   private static RetryingConsumer<String, String> consumer(
       Lab lab, String topic, RecordHandler<String, String> handler, RetryBudget budget) {
     Map<String, Object> settings = new HashMap<>();
     settings.put(RetryConfig.BOOTSTRAP_SERVERS, lab.kafka().bootstrapServers());
-    settings.put(RetryConfig.GROUP_ID, "lab-" + topic);
+    settings.put(RetryConfig.GROUP_ID, group(topic));
     settings.put(RetryConfig.TOPIC, topic);
     settings.put(RetryConfig.MAX_ATTEMPTS, 3);
     settings.put(RetryConfig.BACKOFF_TYPE, "fixed");

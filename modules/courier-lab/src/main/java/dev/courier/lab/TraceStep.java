@@ -10,7 +10,9 @@ import dev.courier.outbox.OutboxWriter;
 import dev.courier.retry.DltFilter;
 import dev.courier.retry.DltRecord;
 import dev.courier.retry.DltReplayer;
+import dev.courier.retry.ReplayTarget;
 import dev.courier.retry.RetryConfig;
+import dev.courier.retry.RetryTopics;
 import dev.courier.retry.RetryingConsumer;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
@@ -165,10 +167,11 @@ final class TraceStep implements LabStep {
               new SimpleMeterRegistry(),
               Clock.systemUTC(),
               traces.openTelemetry())) {
-        List<DltRecord> letters = replayer.list(TOPIC + ".dlt", DltFilter.all());
+        String dlt = new RetryTopics(TOPIC, PREFIX + "-billing", 3).deadLetter();
+        List<DltRecord> letters = replayer.list(dlt, DltFilter.all());
         deadLetterTrace = letters.isEmpty() ? Optional.empty() : letters.get(0).traceId();
         replayer.replay(
-            replayer.plan(TOPIC + ".dlt", DltFilter.all(), Optional.empty()),
+            replayer.plan(dlt, DltFilter.all(), ReplayTarget.failingGroup()),
             "lab",
             "the card issuer is back");
       }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.courier.core.CourierHeaders;
 import dev.courier.core.CourierTracing;
+import dev.courier.retry.RetryTopics;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
@@ -26,11 +27,11 @@ import org.junit.jupiter.api.Test;
  * <pre>
  * POST /orders
  * └─ publish lab_trace.order            (relay: commit to Kafka's acknowledgement)
- *    └─ process lab_trace.order          attempt 1, retry
- *       └─ process lab_trace.order.retry.1   attempt 2, retry
- *          └─ process lab_trace.order.retry.2   attempt 3, dead-letter
- *             └─ replay lab_trace.order.dlt      (linked to attempt 3)
- *                └─ process lab_trace.order      succeeded
+ *    └─ process lab_trace.order                              attempt 1, retry
+ *       └─ process lab_trace.order.lab_trace-billing.retry.1   attempt 2, retry
+ *          └─ process lab_trace.order.lab_trace-billing.retry.2   attempt 3, dead-letter
+ *             └─ replay lab_trace.order.lab_trace-billing.dlt      (linked to attempt 3)
+ *                └─ process lab_trace.order.lab_trace-billing.retry.1   attempt 1, succeeded
  * </pre>
  */
 @CourierInfraTest
@@ -62,8 +63,9 @@ class OneTraceIT {
           .isLessThanOrEqualTo(request.getEndEpochNanos());
 
       SpanData first = only(trace, "process " + topic, 1);
-      SpanData second = only(trace, "process " + topic + ".retry.1", 2);
-      SpanData third = only(trace, "process " + topic + ".retry.2", 3);
+      RetryTopics ladder = new RetryTopics(topic, TraceStep.PREFIX + "-billing", 3);
+      SpanData second = only(trace, "process " + ladder.tier(1), 2);
+      SpanData third = only(trace, "process " + ladder.tier(2), 3);
       assertThat(first.getParentSpanId()).isEqualTo(publish.getSpanId());
       assertThat(second.getParentSpanId()).isEqualTo(first.getSpanId());
       assertThat(third.getParentSpanId()).isEqualTo(second.getSpanId());
@@ -73,7 +75,7 @@ class OneTraceIT {
       assertThat(first.getAttributes().get(CourierTracing.DELAY_MS)).isBetween(0L, 200L);
       assertThat(third.getAttributes().get(CourierTracing.CLASSIFICATION)).startsWith("PERMANENT");
 
-      SpanData replay = only(trace, "replay " + topic + ".dlt");
+      SpanData replay = only(trace, "replay " + ladder.deadLetter());
       assertThat(replay.getParentSpanId()).isEqualTo(third.getSpanId());
       assertThat(replay.getLinks()).hasSize(1);
       assertThat(replay.getLinks().get(0).getSpanContext().getSpanId())
@@ -85,12 +87,13 @@ class OneTraceIT {
               .filter(s -> s.getParentSpanId().equals(replay.getSpanId()))
               .findFirst()
               .orElseThrow();
-      assertThat(afterReplay.getName()).isEqualTo("process " + topic);
+      // The replay went back to the group that dead-lettered it, through its first tier.
+      assertThat(afterReplay.getName()).isEqualTo("process " + ladder.tier(1));
       assertThat(afterReplay.getAttributes().get(CourierTracing.OUTCOME)).isEqualTo("succeeded");
 
       assertThat(flow.deadLetterTraceId()).contains(flow.traceId());
       ConsumerRecord<String, String> letter =
-          kafka.readStrings(topic + ".dlt", 1, Duration.ofSeconds(30)).get(0);
+          kafka.readStrings(ladder.deadLetter(), 1, Duration.ofSeconds(30)).get(0);
       assertThat(
               StreamSupport.stream(
                       letter.headers().headers(CourierHeaders.TRACEPARENT).spliterator(), false)

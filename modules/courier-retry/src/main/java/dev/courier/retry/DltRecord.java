@@ -65,13 +65,7 @@ public record DltRecord(
    * {@code retry.ordering=key}), if it did.
    */
   public Optional<String> blockedBy() {
-    for (int i = headers.size() - 1; i >= 0; i--) {
-      Header h = headers.get(i);
-      if (h.key().equals(CourierHeaders.BLOCKED_BY) && h.value() != null) {
-        return Optional.of(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
-      }
-    }
-    return Optional.empty();
+    return header(CourierHeaders.BLOCKED_BY);
   }
 
   private static long number(Headers h, String name, long unknown) {
@@ -84,6 +78,22 @@ public record DltRecord(
 
   public String coordinates() {
     return dltTopic + "-" + partition + "@" + offset;
+  }
+
+  /** The consumer group that dead-lettered it ({@code courier.consumer.group}), if named. */
+  public Optional<String> group() {
+    return header(CourierHeaders.GROUP);
+  }
+
+  /** A header's value as text, the last of that name, if there is one. */
+  public Optional<String> header(String name) {
+    for (int i = headers.size() - 1; i >= 0; i--) {
+      Header h = headers.get(i);
+      if (h.key().equals(name) && h.value() != null) {
+        return Optional.of(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    return Optional.empty();
   }
 
   /** The record's own headers, without Courier's failure headers. */

@@ -2,6 +2,7 @@ package dev.courier.retry;
 
 import dev.courier.core.CourierHeaders;
 import dev.courier.core.internal.Traces;
+import dev.courier.retry.internal.ReplayHeaders;
 import dev.courier.retry.internal.ReplayTracing;
 import dev.courier.retry.internal.RetryMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -48,7 +49,7 @@ public final class DltReplayer implements AutoCloseable {
 
   /** A dry run: the records a replay would send, where, and those left out as parked. */
   public record ReplayPlan(
-      String dltTopic, Optional<String> target, List<DltRecord> records, List<DltRecord> parked) {
+      String dltTopic, ReplayTarget target, List<DltRecord> records, List<DltRecord> parked) {
     public ReplayPlan {
       records = List.copyOf(records);
       parked = List.copyOf(parked);
@@ -62,7 +63,7 @@ public final class DltReplayer implements AutoCloseable {
                   + " record(s) from "
                   + dltTopic
                   + " to "
-                  + target.orElse("their original topics")
+                  + target.describe()
                   + System.lineSeparator());
       records.forEach(r -> out.append("  ").append(r.render()).append(System.lineSeparator()));
       parked.forEach(
@@ -203,8 +204,23 @@ public final class DltReplayer implements AutoCloseable {
     return found;
   }
 
-  /** The dry run: what {@link #replay} would send, parked records left out. */
+  /**
+   * The dry run of a replay to the original topics ({@code target} empty) or to a topic.
+   *
+   * @deprecated a replay goes to the group that failed each record unless told otherwise: {@link
+   *     #plan(String, DltFilter, ReplayTarget)} with {@link ReplayTarget#originalTopics()} for an
+   *     empty target, {@link ReplayTarget#topic(String)} for a topic. Removed in 0.3.0.
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public ReplayPlan plan(String dltTopic, DltFilter filter, Optional<String> target) {
+    return plan(
+        dltTopic,
+        filter,
+        target.<ReplayTarget>map(ReplayTarget::topic).orElse(ReplayTarget.originalTopics()));
+  }
+
+  /** The dry run: what {@link #replay} would send, parked records left out. */
+  public ReplayPlan plan(String dltTopic, DltFilter filter, ReplayTarget target) {
     Set<String> parked = store.parked(dltTopic);
     List<DltRecord> send = new ArrayList<>();
     List<DltRecord> skip = new ArrayList<>();
@@ -225,7 +241,7 @@ public final class DltReplayer implements AutoCloseable {
             reason,
             "replay",
             plan.dltTopic(),
-            plan.target().orElse(null),
+            plan.target().describe(),
             plan.records());
     RetryBudget rate = RetryBudget.of(1, config.ratePerSecond(), clock);
     List<String> sent = new ArrayList<>();
@@ -342,16 +358,26 @@ public final class DltReplayer implements AutoCloseable {
     }
   }
 
-  private ProducerRecord<byte[], byte[]> toReplay(DltRecord r, Optional<String> target) {
+  private ProducerRecord<byte[], byte[]> toReplay(DltRecord r, ReplayTarget target) {
     RecordHeaders headers = new RecordHeaders();
     for (Header h : r.ownHeaders()) {
       headers.add(h.key(), h.value());
     }
     headers.add(CourierHeaders.REPLAY_OF, r.coordinates().getBytes(StandardCharsets.UTF_8));
-    String topic = target.orElse(r.originalTopic());
-    Integer partition = target.isEmpty() ? r.originalPartition() : null;
     byte[] value = r.valueOmitted() ? originalValue(r) : r.value();
-    return new ProducerRecord<>(topic, partition, null, r.key(), value, headers);
+    if (target instanceof ReplayTarget.OriginalTopics || r.group().isEmpty()) {
+      return new ProducerRecord<>(
+          r.originalTopic(), r.originalPartition(), null, r.key(), value, headers);
+    }
+    RetryTopics ladder = new RetryTopics(r.originalTopic(), r.group().get(), 1);
+    String topic = target instanceof ReplayTarget.Topic chosen ? chosen.name() : ladder.tier(1);
+    if (ladder.tierOf(topic) > 0) {
+      // A tier of the letter's own ladder: the record is read as that group's retry of the
+      // original, due now, with its attempts afresh.
+      ReplayHeaders.ladder(headers, r, ladder.group(), clock.instant());
+      return new ProducerRecord<>(topic, r.originalPartition(), null, r.key(), value, headers);
+    }
+    return new ProducerRecord<>(topic, null, null, r.key(), value, headers);
   }
 
   private static void requireText(String value, String name) {

@@ -5,23 +5,19 @@ import dev.courier.core.ClientSettings;
 import dev.courier.core.CourierHeaders;
 import dev.courier.core.RenamedKey;
 import dev.courier.core.internal.RenamedKeys;
-import dev.courier.retry.internal.CoPartitioning;
+import dev.courier.retry.internal.RetryConfigChecks;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.ConfigException;
 
 /** Settings of a {@link RetryingConsumer}, declared once with default, validator and doc. */
 public final class RetryConfig extends AbstractConfig {
-
-  private static final int DEFAULT_MAX_POLL_MS = 300_000;
 
   public static final String BOOTSTRAP_SERVERS = ClientSettings.BOOTSTRAP_SERVERS;
   public static final String GROUP_ID = "retry.group.id";
@@ -60,7 +56,8 @@ public final class RetryConfig extends AbstractConfig {
               ConfigDef.NO_DEFAULT_VALUE,
               new ConfigDef.NonEmptyString(),
               Importance.HIGH,
-              "Consumer group of the main topic and its retry tiers; the ladder's headers name it"
+              "Consumer group of the main topic and its retry tiers; it names the group's own ladder"
+                  + " (letters, digits, '.', '_', '-'), the ladder's headers name it"
                   + " (courier.consumer.group) and its meters are tagged with it (group).")
           .define(
               TOPIC,
@@ -68,7 +65,8 @@ public final class RetryConfig extends AbstractConfig {
               ConfigDef.NO_DEFAULT_VALUE,
               new ConfigDef.NonEmptyString(),
               Importance.HIGH,
-              "Main topic; its tiers are <topic>.retry.1..N and its dead-letter topic <topic>.dlt.")
+              "Main topic; the group's tiers are <topic>.<group>.retry.1..N and its dead-letter"
+                  + " topic <topic>.<group>.dlt.")
           .define(
               MAX_ATTEMPTS,
               Type.INT,
@@ -154,7 +152,8 @@ public final class RetryConfig extends AbstractConfig {
                   + " the ladder, the key's later records from the main topic wait behind it, in"
                   + " order, and other keys flow; records with a null key are never held. Which"
                   + " keys are blocked and what waits is kept in the compacted topic"
-                  + " <topic>.retry.blocked, so a partition's next owner knows it before its first"
+                  + " <topic>.<group>.retry.blocked, so a partition's next owner knows it before its"
+                  + " first"
                   + " record. Needs a co-partitioning assignor (range, the default).")
           .define(
               ORDERING_ON_DEAD_LETTER,
@@ -283,36 +282,12 @@ public final class RetryConfig extends AbstractConfig {
   public RetryConfig(Map<String, ?> originals) {
     super(CONFIG, RenamedKeys.apply(originals, RENAMED), false);
     this.clients = ClientSettings.of(this);
-    long maxPollInterval =
-        Long.parseLong(
-            String.valueOf(
-                clients
-                    .consumer()
-                    .getOrDefault(
-                        ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, DEFAULT_MAX_POLL_MS)));
-    if (getLong(HANDLER_TIMEOUT_MS) >= maxPollInterval) {
-      throw new ConfigException(
-          HANDLER_TIMEOUT_MS,
-          getLong(HANDLER_TIMEOUT_MS),
-          "must be below kafka."
-              + ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG
-              + " ("
-              + maxPollInterval
-              + "): a rebalance waits for the call in flight at most that long");
-    }
-    if (ordering() == RetryOrdering.KEY) {
-      CoPartitioning.require(clients.consumer());
-    }
-    if (getLong(BACKOFF_MAX_MS) < getLong(BACKOFF_INITIAL_MS)) {
-      throw new ConfigException(
-          BACKOFF_MAX_MS, getLong(BACKOFF_MAX_MS), "must be >= " + BACKOFF_INITIAL_MS);
-    }
-    if (getLong(TOPIC_RETENTION_MS) <= getLong(BACKOFF_MAX_MS)) {
-      throw new ConfigException(
-          TOPIC_RETENTION_MS,
-          getLong(TOPIC_RETENTION_MS),
-          "must exceed " + BACKOFF_MAX_MS + " or delayed records expire before they are due");
-    }
+    RetryConfigChecks.check(this);
+  }
+
+  /** The names of this group's ladder on its topic. */
+  public RetryTopics topics() {
+    return new RetryTopics(topic(), group(), policy().tiers());
   }
 
   public RetryOrdering ordering() {

@@ -27,7 +27,7 @@ public record RetryContract(
   public static RetryContract of(
       RetryConfig config, FailureClassifier classifier, RetryBudget budget) {
     RetryPolicy policy = config.policy();
-    RetryTopics topics = new RetryTopics(config.topic(), policy.tiers());
+    RetryTopics topics = config.topics();
     List<String> delays = new ArrayList<>();
     for (int t = 1; t <= policy.tiers(); t++) {
       delays.add(topics.tier(t) + " up to " + policy.backOff().ceiling(t).toMillis() + " ms");

@@ -70,7 +70,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
   private RetryingConsumer(Builder<K, V> b) {
     this.config = b.config;
     this.parts = b;
-    this.topics = new RetryTopics(config.topic(), config.policy().tiers());
+    this.topics = config.topics();
     Objects.requireNonNull(b.handler, "handler is required");
     this.classifier = b.classifier != null ? b.classifier : config.classifier().build();
     this.budget = b.budget != null ? b.budget : config.budget(b.clock);

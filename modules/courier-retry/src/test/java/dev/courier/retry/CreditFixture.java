@@ -37,9 +37,13 @@ final class CreditFixture {
   final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
   final IdempotentHandler<String, String> idempotent;
 
+  /** The consumer group of the ladder, and the idempotent store's consumer name. */
+  final String group;
+
   CreditFixture(KafkaBroker kafka, TestDatabase db, String consumerName) throws Exception {
     this.kafka = kafka;
     this.db = db;
+    this.group = consumerName;
     try (Connection c = db.connection();
         Statement s = c.createStatement()) {
       s.execute(
@@ -113,6 +117,16 @@ final class CreditFixture {
       headers.forEach((k, v) -> r.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
       producer.send(r).get();
     }
+  }
+
+  /** The dead-letter topic of this fixture's group on {@code topic}. */
+  String dlt(String topic) {
+    return new RetryTopics(topic, group, 2).deadLetter();
+  }
+
+  /** A ladder of this fixture's group on {@code topic}. */
+  Map<String, Object> settings(String topic) {
+    return settings(topic, group);
   }
 
   Map<String, Object> settings(String topic, String group) {

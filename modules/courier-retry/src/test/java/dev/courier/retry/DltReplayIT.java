@@ -13,7 +13,6 @@ import dev.courier.testkit.UniqueNames;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -41,7 +40,8 @@ class DltReplayIT {
   void replaysAreDeduplicatedAppliedOnceAuditedRateLimitedAndSkipParked(
       KafkaBroker kafka, TestDatabase db) throws Exception {
     String topic = UniqueNames.topic("credits");
-    String dlt = topic + ".dlt";
+    String group = UniqueNames.group("replay");
+    String dlt = new RetryTopics(topic, group, 2).deadLetter();
     kafka.createTopic(topic, 1);
     CreditFixture f = new CreditFixture(kafka, db, UniqueNames.group("replay"));
     Set<String> frozen = ConcurrentHashMap.newKeySet();
@@ -66,7 +66,6 @@ class DltReplayIT {
     for (int i = 0; i < 4; i++) {
       f.send(topic, "op-bad-" + i, "acc-7:-" + (i + 1), Map.of());
     }
-    String group = UniqueNames.group("replay");
     Running.until(consumer(f, topic, group, scripted), p -> p.deadLettered() >= 6, TIMEOUT);
     assertThat(f.balance("acc-8")).isEqualTo(10);
     assertThat(f.balance("acc-9")).isZero();
@@ -91,7 +90,8 @@ class DltReplayIT {
 
       // The account is unfrozen; replay everything that is not parked.
       frozen.clear();
-      DltReplayer.ReplayPlan plan = replayer.plan(dlt, DltFilter.all(), Optional.empty());
+      DltReplayer.ReplayPlan plan =
+          replayer.plan(dlt, DltFilter.all(), ReplayTarget.failingGroup());
       assertThat(plan.records()).hasSize(5);
       assertThat(plan.parked()).hasSize(1);
       assertThat(plan.render()).contains("DRY RUN replay of 5").contains("PARKED");
@@ -113,7 +113,7 @@ class DltReplayIT {
 
       // Replaying the same records again changes nothing.
       replayer.replay(
-          replayer.plan(dlt, DltFilter.all().key("op-frozen"), Optional.empty()),
+          replayer.plan(dlt, DltFilter.all().key("op-frozen"), ReplayTarget.failingGroup()),
           "ops@example.com",
           "double check");
       f.outcomes.clear();
@@ -137,15 +137,16 @@ class DltReplayIT {
   void aRecordParkedAfterThePlanIsSkippedAtExecutionAndReported(KafkaBroker kafka, TestDatabase db)
       throws Exception {
     String topic = UniqueNames.topic("credits");
-    String dlt = topic + ".dlt";
+    String group = UniqueNames.group("late-park");
+    String dlt = new RetryTopics(topic, group, 2).deadLetter();
     kafka.createTopic(topic, 1);
     CreditFixture f = new CreditFixture(kafka, db, UniqueNames.group("late-park"));
     f.send(topic, "op-a", "acc-a:-1", Map.of());
     f.send(topic, "op-b", "acc-b:-2", Map.of());
-    String group = UniqueNames.group("late-park");
     Running.until(consumer(f, topic, group, f.handler()), p -> p.deadLettered() >= 2, TIMEOUT);
     try (DltReplayer replayer = RetryLadderIT.replayer(f)) {
-      DltReplayer.ReplayPlan plan = replayer.plan(dlt, DltFilter.all(), Optional.empty());
+      DltReplayer.ReplayPlan plan =
+          replayer.plan(dlt, DltFilter.all(), ReplayTarget.failingGroup());
       assertThat(plan.records()).hasSize(2);
       // Between the dry run and the execution, a colleague parks one of them.
       DltRecord parkedLate = plan.records().get(1);

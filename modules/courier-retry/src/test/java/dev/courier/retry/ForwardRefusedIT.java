@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -62,20 +61,24 @@ class ForwardRefusedIT {
     assertThat(p.succeeded()).isEqualTo(2);
     assertThat(calls.get("op-2")).hasValue(1);
     assertThat(kafka.committed(group, topic, 0)).as("past all three, each done").isEqualTo(3);
-    DltRecord dead = dlt(kafka.clientSettings(), db, topic).get(0);
+    DltRecord dead = dlt(kafka.clientSettings(), db, topic, group).get(0);
     assertThat(dead.reason()).isEqualTo("forward-refused");
     assertThat(dead.operationKey()).contains("op-2");
     assertThat(dead.value()).as("the value stays at the original coordinates").isNull();
     assertThat(header(dead, CourierHeaders.PAYLOAD_OMITTED)).isEqualTo(String.valueOf(LARGE));
     assertThat(dead.message())
-        .contains("the forward to " + topic + ".retry.1 was refused")
+        .contains("the forward to " + new RetryTopics(topic, group, 1).tier(1) + " was refused")
         .contains("RecordTooLargeException");
     assertThat(dead.originalOffset()).isEqualTo(1);
 
-    // A replay reads the omitted value from the original coordinates.
+    // A replay reads the omitted value from the original coordinates. To the original topic: with
+    // the ladder's headers it would be too large for the group's tier again.
     try (DltReplayer replayer = DltReplayer.create(kafka.clientSettings(), db.dataSource())) {
       DltReplayer.ReplayPlan plan =
-          replayer.plan(topic + ".dlt", DltFilter.all(), Optional.empty());
+          replayer.plan(
+              new RetryTopics(topic, group, 1).deadLetter(),
+              DltFilter.all(),
+              ReplayTarget.originalTopics());
       assertThat(plan.render()).contains("value omitted: read from the original at replay");
       assertThat(replayer.replay(plan, "ops@example.com", "limit raised").sent()).isEqualTo(1);
       DltRecord replayed = replayer.inspect(topic, 0, 3).orElseThrow();
@@ -90,8 +93,9 @@ class ForwardRefusedIT {
       String topic = UniqueNames.topic("acl");
       String group = UniqueNames.group("acl");
       kafka.createTopic(topic, 1);
-      kafka.createTopic(topic + ".retry.1", 1);
-      kafka.createTopic(topic + ".dlt", 1);
+      RetryTopics ladder = new RetryTopics(topic, group, 1);
+      kafka.createTopic(ladder.tier(1), 1);
+      kafka.createTopic(ladder.deadLetter(), 1);
       allowAllButTierWrites(kafka, topic, group);
       Map<String, Object> superUser = LadderTestSettings.prefixed(admin(kafka));
       Map<String, Object> producer = new HashMap<String, Object>(admin(kafka));
@@ -105,7 +109,7 @@ class ForwardRefusedIT {
                   group));
       RetryProgress p = Running.until(consumer, x -> x.deadLettered() >= 2, TIMEOUT);
       assertThat(p.deadLettered()).isEqualTo(2);
-      List<DltRecord> dead = dlt(superUser, db, topic);
+      List<DltRecord> dead = dlt(superUser, db, topic, group);
       assertThat(dead).extracting(DltRecord::reason).containsOnly("forward-refused");
       assertThat(dead)
           .extracting(d -> d.operationKey().orElseThrow())
@@ -141,7 +145,7 @@ class ForwardRefusedIT {
 
       // Closed once op-1 failed: its forward to tier 1 is answered (refused) during the close.
       Running.until(consumer(settings), x -> calls.containsKey("op-1"), TIMEOUT);
-      Running.until(consumer(settings), x -> accounted(superUser, db, topic), TIMEOUT);
+      Running.until(consumer(settings), x -> accounted(superUser, db, topic, group), TIMEOUT);
 
       assertThat(calls.get("op-1")).as("refused, not called again").hasValue(1);
       assertThat(
@@ -154,15 +158,16 @@ class ForwardRefusedIT {
                   .offset())
           .as("past all three, each done or parked")
           .isEqualTo(3);
-      List<DltRecord> dead = dlt(superUser, db, topic);
+      List<DltRecord> dead = dlt(superUser, db, topic, group);
       assertThat(dead.get(0).operationKey()).contains("op-1");
       assertThat(dead.get(0).reason()).isEqualTo("forward-refused");
     }
   }
 
   /** op-2 and op-3 each handled, or parked behind op-1 (which is in the DLT). */
-  private boolean accounted(Map<String, Object> clients, TestDatabase db, String topic) {
-    List<DltRecord> dead = dlt(clients, db, topic);
+  private boolean accounted(
+      Map<String, Object> clients, TestDatabase db, String topic, String group) {
+    List<DltRecord> dead = dlt(clients, db, topic, group);
     return List.of("op-2", "op-3").stream()
         .allMatch(
             op ->
@@ -193,8 +198,9 @@ class ForwardRefusedIT {
         AclOperation.READ,
         AclOperation.DESCRIBE,
         AclOperation.CREATE);
-    kafka.allow("worker", ResourceType.TOPIC, topic + ".dlt", AclOperation.WRITE);
-    kafka.allow("worker", ResourceType.TOPIC, topic + ".retry.blocked", AclOperation.WRITE);
+    RetryTopics ladder = new RetryTopics(topic, group, 1);
+    kafka.allow("worker", ResourceType.TOPIC, ladder.deadLetter(), AclOperation.WRITE);
+    kafka.allow("worker", ResourceType.TOPIC, ladder.blocked(), AclOperation.WRITE);
     kafka.allow("worker", ResourceType.GROUP, group, AclOperation.READ);
   }
 
@@ -242,9 +248,10 @@ class ForwardRefusedIT {
         .orElse(null);
   }
 
-  private static List<DltRecord> dlt(Map<String, Object> clients, TestDatabase db, String topic) {
+  private static List<DltRecord> dlt(
+      Map<String, Object> clients, TestDatabase db, String topic, String group) {
     try (DltReplayer replayer = DltReplayer.create(clients, db.dataSource())) {
-      return replayer.list(topic + ".dlt", DltFilter.all());
+      return replayer.list(new RetryTopics(topic, group, 1).deadLetter(), DltFilter.all());
     }
   }
 }

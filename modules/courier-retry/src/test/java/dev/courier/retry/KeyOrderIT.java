@@ -114,7 +114,7 @@ class KeyOrderIT {
     }
   }
 
-  private static Map<String, Object> settings(
+  static Map<String, Object> settings(
       KafkaBroker kafka, String topic, String group, String ordering, long backOffMs) {
     Map<String, Object> s = new HashMap<>();
     s.put("bootstrap.servers", kafka.bootstrapServers());
@@ -128,7 +128,7 @@ class KeyOrderIT {
     return s;
   }
 
-  private static RetryingConsumer<String, String> consumer(
+  static RetryingConsumer<String, String> consumer(
       Map<String, Object> settings, Scripted handler, SimpleMeterRegistry registry) {
     return RetryingConsumer.builder(settings, new StringDeserializer(), new StringDeserializer())
         .handler(handler)
@@ -137,7 +137,7 @@ class KeyOrderIT {
   }
 
   /** Sends key/value pairs in order (one partition), each value its operation key. */
-  private static void send(KafkaBroker kafka, String topic, String... keyValues) throws Exception {
+  static void send(KafkaBroker kafka, String topic, String... keyValues) throws Exception {
     try (KafkaProducer<String, String> producer =
         new KafkaProducer<>(
             kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
@@ -177,7 +177,8 @@ class KeyOrderIT {
     try (DltReplayer replayer =
         DltReplayer.create(
             Map.of("bootstrap.servers", kafka.bootstrapServers()), db.dataSource())) {
-      List<DltRecord> dead = replayer.list(topic + ".dlt", DltFilter.all());
+      List<DltRecord> dead =
+          replayer.list(new RetryTopics(topic, group, 1).deadLetter(), DltFilter.all());
       assertThat(dead)
           .extracting(DltRecord::operationKey)
           .containsExactly(Optional.of("c1"), Optional.of("c2"), Optional.of("c3"));
@@ -189,7 +190,10 @@ class KeyOrderIT {
 
       handler.script("c1", "TPS"); // the downstream fixed: c1's next call succeeds
       replayer.replay(
-          replayer.plan(topic + ".dlt", DltFilter.all(), Optional.empty()),
+          replayer.plan(
+              new RetryTopics(topic, group, 1).deadLetter(),
+              DltFilter.all(),
+              ReplayTarget.failingGroup()),
           "ops@example.com",
           "downstream fixed");
     }
@@ -243,18 +247,16 @@ class KeyOrderIT {
   @Test
   void withoutKeyOrderALaterRecordDoesNotWait(KafkaBroker kafka) throws Exception {
     String topic = UniqueNames.topic("unordered");
+    String group = UniqueNames.group("unordered");
     kafka.createTopic(topic, 1);
     Scripted handler = new Scripted().script("h1", "TS");
     send(kafka, topic, "H", "h1", "H", "h2");
     Running.until(
-        consumer(
-            settings(kafka, topic, UniqueNames.group("unordered"), "none", 500),
-            handler,
-            new SimpleMeterRegistry()),
+        consumer(settings(kafka, topic, group, "none", 500), handler, new SimpleMeterRegistry()),
         p -> p.succeeded() >= 2,
         TIMEOUT);
     assertThat(handler.firstCall("h2")).isLessThan(handler.resolved("h1"));
     assertThat(kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS))
-        .doesNotContain(topic + ".retry.blocked");
+        .doesNotContain(new RetryTopics(topic, group, 1).blocked());
   }
 }

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.StreamSupport;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -108,10 +107,11 @@ class LadderTracingIT {
       settings.put(RetryConfig.MAX_ATTEMPTS, 4);
       Running.until(consumer(settings, handler, traces), p -> p.deadLettered() == 1, TIMEOUT);
 
-      String dlt = topic + ".dlt";
+      RetryTopics ladder = new RetryTopics(topic, group, 3);
+      String dlt = ladder.deadLetter();
       List<ConsumerRecord<String, String>> hops = new ArrayList<>();
-      hops.addAll(kafka.readStrings(topic + ".retry.1", 1, TIMEOUT));
-      hops.addAll(kafka.readStrings(topic + ".retry.2", 1, TIMEOUT));
+      hops.addAll(kafka.readStrings(ladder.tier(1), 1, TIMEOUT));
+      hops.addAll(kafka.readStrings(ladder.tier(2), 1, TIMEOUT));
       hops.addAll(kafka.readStrings(dlt, 1, TIMEOUT));
       assertThat(hops).hasSize(3);
       for (ConsumerRecord<String, String> hop : hops) {
@@ -132,7 +132,7 @@ class LadderTracingIT {
         assertThat(letter.traceId()).as("courier dlt list shows the trace").contains(traceId);
         assertThat(letter.render()).contains("trace=" + traceId);
         replayer.replay(
-            replayer.plan(dlt, DltFilter.all(), Optional.empty()),
+            replayer.plan(dlt, DltFilter.all(), ReplayTarget.failingGroup()),
             "ops@example.com",
             "card limit raised");
       }
@@ -187,11 +187,11 @@ class LadderTracingIT {
       assertThat(first.getAttributes().get(CourierTracing.CLASSIFICATION)).startsWith("TRANSIENT");
       assertThat(first.getAttributes().get(CourierTracing.DELAY_MS)).isBetween(0L, 200L);
       assertThat(first.getAttributes().get(CourierTracing.NEXT_TOPIC))
-          .isEqualTo(topic + ".retry.1");
+          .isEqualTo(new RetryTopics(topic, group, 1).tier(1));
       assertThat(first.getAttributes().get(CourierTracing.CONSUMER_GROUP)).isEqualTo(group);
       assertThat(first.getAttributes().get(CourierTracing.OPERATION_KEY)).isEqualTo("c-1");
       assertThat(second.getParentSpanId()).isEqualTo(first.getSpanId());
-      assertThat(second.getName()).isEqualTo("process " + topic + ".retry.1");
+      assertThat(second.getName()).isEqualTo("process " + new RetryTopics(topic, group, 1).tier(1));
       assertThat(second.getAttributes().get(CourierTracing.ATTEMPT)).isEqualTo(2L);
       assertThat(third.getParentSpanId()).isEqualTo(second.getSpanId());
       assertThat(third.getAttributes().get(CourierTracing.ATTEMPT)).isEqualTo(3L);
@@ -213,6 +213,10 @@ class LadderTracingIT {
           .isEqualTo("ops@example.com");
       assertThat(afterReplay.getParentSpanId()).isEqualTo(replay.getSpanId());
       assertThat(afterReplay.getAttributes().get(CourierTracing.OUTCOME)).isEqualTo("succeeded");
+      assertThat(afterReplay.getName())
+          .as("replayed to the first tier of the group that failed it, its attempts afresh")
+          .isEqualTo("process " + new RetryTopics(topic, group, 1).tier(1));
+      assertThat(afterReplay.getAttributes().get(CourierTracing.ATTEMPT)).isEqualTo(1L);
 
       SpanData otelProcess =
           traces
@@ -235,6 +239,7 @@ class LadderTracingIT {
   void untracedTheLadderStartsNoSpanAndEachHopKeepsTheTraceparentItArrivedWith(KafkaBroker kafka)
       throws Exception {
     String topic = UniqueNames.topic("untraced");
+    String group = UniqueNames.group("untraced");
     kafka.createTopic(topic, 1);
     String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     try (KafkaProducer<String, String> producer =
@@ -244,8 +249,7 @@ class LadderTracingIT {
       r.headers().add(CourierHeaders.TRACEPARENT, traceparent.getBytes(StandardCharsets.UTF_8));
       producer.send(r).get();
     }
-    Map<String, Object> settings =
-        LadderTestSettings.of(kafka.clientSettings(), topic, UniqueNames.group("untraced"));
+    Map<String, Object> settings = LadderTestSettings.of(kafka.clientSettings(), topic, group);
     Running.until(
         RetryingConsumer.builder(settings, new StringDeserializer(), new StringDeserializer())
             .handler(
@@ -257,7 +261,8 @@ class LadderTracingIT {
             .build(),
         p -> p.deadLettered() == 1,
         TIMEOUT);
-    ConsumerRecord<String, String> dead = kafka.readStrings(topic + ".dlt", 1, TIMEOUT).get(0);
+    ConsumerRecord<String, String> dead =
+        kafka.readStrings(new RetryTopics(topic, group, 1).deadLetter(), 1, TIMEOUT).get(0);
     assertThat(headers(dead, CourierHeaders.TRACEPARENT)).containsExactly(traceparent);
   }
 

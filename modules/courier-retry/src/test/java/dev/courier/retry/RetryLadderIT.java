@@ -36,14 +36,14 @@ class RetryLadderIT {
     f.transientFailures.put("op-1", 2);
     f.send(topic, "op-1", "acc-1:10", Map.of());
     RetryingConsumer<String, String> consumer = consumer(f, topic);
-    assertThat(consumer.contract().render()).contains("at most 3 calls").contains(topic + ".dlt");
+    assertThat(consumer.contract().render()).contains("at most 3 calls").contains(f.dlt(topic));
     RetryProgress p = Running.until(consumer, x -> x.succeeded() >= 1, TIMEOUT);
     assertThat(f.calls("op-1")).isEqualTo(3);
     assertThat(p.retried()).isEqualTo(2);
     assertThat(f.balance("acc-1")).isEqualTo(10);
     assertThat(f.lateness).hasSize(2).allMatch(d -> !d.isNegative());
     LOG.info("hop lateness: {}", f.lateness);
-    assertThat(replayer(f).list(topic + ".dlt", DltFilter.all())).isEmpty();
+    assertThat(replayer(f).list(f.dlt(topic), DltFilter.all())).isEmpty();
   }
 
   @Test
@@ -70,12 +70,12 @@ class RetryLadderIT {
     assertThat(f.calls("op-2")).isEqualTo(1);
     assertThat(f.balance("acc-2")).isZero();
 
-    DltRecord d = replayer(f).list(topic + ".dlt", DltFilter.all()).get(0);
+    DltRecord d = replayer(f).list(f.dlt(topic), DltFilter.all()).get(0);
     assertThat(d.reason()).isEqualTo("permanent");
     assertThat(d.attempts()).isEqualTo(1);
-    assertThat(replayer(f).inspect(topic + ".dlt", d.partition(), d.offset()))
+    assertThat(replayer(f).inspect(f.dlt(topic), d.partition(), d.offset()))
         .hasValueSatisfying(one -> assertThat(one.value()).isEqualTo(d.value()));
-    assertThat(replayer(f).inspect(topic + ".dlt", d.partition(), d.offset() + 1)).isEmpty();
+    assertThat(replayer(f).inspect(f.dlt(topic), d.partition(), d.offset() + 1)).isEmpty();
     assertThat(new String(d.value(), StandardCharsets.UTF_8)).isEqualTo("acc-2:-5");
     assertThat(new String(d.key(), StandardCharsets.UTF_8)).isEqualTo("acc-2");
     assertThat(d.originalTopic()).isEqualTo(topic);
@@ -104,7 +104,7 @@ class RetryLadderIT {
     f.send(topic, "op-3", "acc-3:10", Map.of());
     Running.until(consumer(f, topic), x -> x.deadLettered() >= 1, TIMEOUT);
     assertThat(f.calls("op-3")).isEqualTo(3);
-    DltRecord d = replayer(f).list(topic + ".dlt", DltFilter.all()).get(0);
+    DltRecord d = replayer(f).list(f.dlt(topic), DltFilter.all()).get(0);
     assertThat(d.reason()).isEqualTo("attempts-exhausted");
     assertThat(d.attempts()).isEqualTo(3);
     assertThat(d.exceptionClass()).isEqualTo("java.sql.SQLTransientConnectionException");
@@ -125,25 +125,21 @@ class RetryLadderIT {
     f.send(topic, "op-4", "acc-4:10", Map.of(CourierHeaders.DEADLINE, deadline));
     RetryingConsumer<String, String> consumer =
         RetryingConsumer.builder(
-                f.settings(topic, UniqueNames.group("expired")),
-                new StringDeserializer(),
-                new StringDeserializer())
+                f.settings(topic), new StringDeserializer(), new StringDeserializer())
             .handler(f.handler())
             .budget(budget)
             .build();
     RetryProgress p = Running.until(consumer, x -> x.deadLettered() >= 1, TIMEOUT);
     assertThat(p.budgetWaits()).isPositive();
     assertThat(f.calls("op-4")).as("never executed after the deadline").isEqualTo(1);
-    DltRecord d = replayer(f).list(topic + ".dlt", DltFilter.all().reason("expired")).get(0);
+    DltRecord d = replayer(f).list(f.dlt(topic), DltFilter.all().reason("expired")).get(0);
     assertThat(d.operationKey()).contains("op-4");
     assertThat(f.balance("acc-4")).isZero();
   }
 
   private static RetryingConsumer<String, String> consumer(CreditFixture f, String topic) {
     return RetryingConsumer.builder(
-            f.settings(topic, UniqueNames.group("g")),
-            new StringDeserializer(),
-            new StringDeserializer())
+            f.settings(topic), new StringDeserializer(), new StringDeserializer())
         .handler(f.handler())
         .build();
   }

@@ -54,6 +54,10 @@ class RetryResilienceIT {
 
   private KafkaBroker kafka;
   private TestDatabase db;
+
+  /** The group of the consumer made last, whose ladder a test reads. */
+  private String group;
+
   private final ExecutorService threads = Executors.newCachedThreadPool();
   private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
 
@@ -84,7 +88,7 @@ class RetryResilienceIT {
         Running.until(consumer, x -> x.succeeded() >= 2 && x.deadLettered() >= 4, TIMEOUT);
     assertThat(p.succeeded()).isEqualTo(2);
     assertThat(calls.keySet()).containsExactlyInAnyOrder("op-1", "op-6");
-    List<DltRecord> dead = replayer().list(topic + ".dlt", DltFilter.all());
+    List<DltRecord> dead = replayer().list(dlt(topic), DltFilter.all());
     assertThat(dead)
         .extracting(DltRecord::reason)
         .containsOnly(Decision.DeadLetter.MALFORMED)
@@ -142,7 +146,8 @@ class RetryResilienceIT {
     values.configure(serde, false);
     Map<String, Object> settings = new HashMap<>();
     settings.put(RetryConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-    settings.put(RetryConfig.GROUP_ID, UniqueNames.group("res-avro"));
+    group = UniqueNames.group("res-avro");
+    settings.put(RetryConfig.GROUP_ID, group);
     settings.put(RetryConfig.TOPIC, topic);
     RetryingConsumer<String, Object> consumer =
         RetryingConsumer.builder(settings, new StringDeserializer(), values)
@@ -159,7 +164,7 @@ class RetryResilienceIT {
     assertThat(p.succeeded()).isEqualTo(1);
     assertThat(handled).containsOnlyKeys("op-2");
     assertThat(handled.get("op-2").get("cents")).isEqualTo(10L);
-    List<DltRecord> dead = replayer().list(topic + ".dlt", DltFilter.all());
+    List<DltRecord> dead = replayer().list(dlt(topic), DltFilter.all());
     assertThat(dead).hasSize(1);
     DltRecord d = dead.get(0);
     assertThat(d.reason()).isEqualTo("permanent");
@@ -201,7 +206,7 @@ class RetryResilienceIT {
     assertThat(calls.values()).as("each record handled once").allMatch(n -> n.get() == 1);
     assertThat(meters.get("courier.retry.commits.refused").counters())
         .allMatch(c -> c.count() == 0);
-    assertThat(replayer().list(topic + ".dlt", DltFilter.all())).isEmpty();
+    assertThat(replayer().list(dlt(topic), DltFilter.all())).isEmpty();
   }
 
   @Test
@@ -331,35 +336,36 @@ class RetryResilienceIT {
         .isInstanceOf(NoClassDefFoundError.class)
         .hasMessageContaining("com/example/Missing");
     assertThat(committed(group, topic, 1)).isEqualTo(3);
-    assertThat(replayer().list(topic + ".dlt", DltFilter.all())).isEmpty();
+    assertThat(replayer().list(dlt(topic), DltFilter.all())).isEmpty();
     assertThat(members(group)).isZero();
   }
 
   @Test
   void recordsAboveALoweredCapAreDrainedNotStranded() throws Exception {
     String topic = topic(1);
+    String cap = UniqueNames.group("cap");
+    RetryTopics before = new RetryTopics(topic, cap, 3);
     // An earlier worker ran with retry.max.attempts=4 and left records waiting in tiers 1-3.
-    kafka.createTopic(topic + ".retry.2", 1);
-    kafka.createTopic(topic + ".retry.3", 1);
+    kafka.createTopic(before.tier(2), 1);
+    kafka.createTopic(before.tier(3), 1);
     String later = String.valueOf(Instant.now().plusSeconds(3600).toEpochMilli());
     String soon = String.valueOf(Instant.now().plusMillis(300).toEpochMilli());
     // Now the cap is 2: tier 1 stays (attempt 2 is the last), tiers 2 and 3 are above it.
     Map<String, Object> capTwo = Map.of(RetryConfig.MAX_ATTEMPTS, 2);
     RetryingConsumer<String, String> consumer =
-        consumer(
-            topic, UniqueNames.group("cap"), capTwo, counting(r -> {}), new SimpleMeterRegistry());
+        consumer(topic, cap, capTwo, counting(r -> {}), new SimpleMeterRegistry());
     assertThat(consumer.subscribed()).isEmpty(); // built, not started: nothing touched yet
     consumer.start();
     assertThat(consumer.subscribed())
-        .containsExactly(topic, topic + ".retry.1", topic + ".retry.2", topic + ".retry.3");
-    send(topic + ".retry.1", 0, "op-t1", waiting(topic, 2, soon));
-    send(topic + ".retry.2", 0, "op-t2", waiting(topic, 3, later));
-    send(topic + ".retry.3", 0, "op-t3", waiting(topic, 4, later));
+        .containsExactly(topic, before.tier(1), before.tier(2), before.tier(3));
+    send(before.tier(1), 0, "op-t1", waiting(topic, 2, soon));
+    send(before.tier(2), 0, "op-t2", waiting(topic, 3, later));
+    send(before.tier(3), 0, "op-t3", waiting(topic, 4, later));
     RetryProgress p =
         Running.until(consumer, x -> x.succeeded() >= 1 && x.deadLettered() >= 2, TIMEOUT);
     assertThat(p.deadLettered()).isEqualTo(2);
     assertThat(calls.keySet()).containsExactly("op-t1");
-    List<DltRecord> dead = replayer().list(topic + ".dlt", DltFilter.all());
+    List<DltRecord> dead = replayer().list(dlt(topic), DltFilter.all());
     assertThat(dead).extracting(DltRecord::reason).containsOnly(Decision.DeadLetter.ATTEMPTS);
     assertThat(dead)
         .extracting(d -> d.operationKey().orElseThrow())
@@ -396,6 +402,11 @@ class RetryResilienceIT {
     };
   }
 
+  /** The DLT of the group the last consumer made here reads in. */
+  private String dlt(String topic) {
+    return new RetryTopics(topic, group, 1).deadLetter();
+  }
+
   private int total() {
     return calls.values().stream().mapToInt(AtomicInteger::get).sum();
   }
@@ -417,6 +428,7 @@ class RetryResilienceIT {
       Map<String, Object> extra,
       RecordHandler<String, String> handler,
       SimpleMeterRegistry meters) {
+    this.group = group;
     Map<String, Object> settings = new HashMap<>();
     settings.put(RetryConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
     settings.put(RetryConfig.GROUP_ID, group);

@@ -45,7 +45,8 @@ class RetryRestartIT {
     Instant due;
     try (WorkerProcess first = worker.start()) {
       f.send(topic, "op-r", "acc-1:10", Map.of());
-      ConsumerRecord<String, String> waiting = readTier(kafka, topic + ".retry.1");
+      ConsumerRecord<String, String> waiting =
+          readTier(kafka, new RetryTopics(topic, group, 1).tier(1));
       due =
           Instant.ofEpochMilli(
               Long.parseLong(

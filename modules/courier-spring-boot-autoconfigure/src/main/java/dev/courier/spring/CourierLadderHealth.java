@@ -39,6 +39,7 @@ public final class CourierLadderHealth implements HealthIndicator {
       details.put("retried", progress.retried());
       details.put("deadLettered", progress.deadLettered());
       details.put("dltDepth", container.dltDepth());
+      details.put("dlt", container.topics().deadLetter());
       Optional<String> problem = container.problem();
       problem.ifPresent(p -> details.put("problem", p));
       if (container.failed()) {

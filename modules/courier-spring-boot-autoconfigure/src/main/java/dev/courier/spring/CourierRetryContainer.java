@@ -2,6 +2,7 @@ package dev.courier.spring;
 
 import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryProgress;
+import dev.courier.retry.RetryTopics;
 import dev.courier.retry.RetryingConsumer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -218,6 +219,11 @@ public final class CourierRetryContainer implements MessageListenerContainer {
   /** The main topic ({@code retry.topic}). */
   public String topic() {
     return config.topic();
+  }
+
+  /** Its group's ladder on the topic: tiers, DLT ({@code <topic>.<group>.dlt}). */
+  public RetryTopics topics() {
+    return config.topics();
   }
 
   /** The counts of its consumers since they started, summed. */

@@ -87,7 +87,7 @@ class SpringRetryLadderIT {
                               .keySet()
                               .containsAll(List.of("ok-1", "ok-2", "flaky-1")));
               List<ConsumerRecord<String, String>> parked =
-                  kafka.readStrings(new RetryTopics(topic, 3).deadLetter(), 1, TIMEOUT);
+                  kafka.readStrings(new RetryTopics(topic, group, 3).deadLetter(), 1, TIMEOUT);
               assertThat(parked).extracting(ConsumerRecord::value).containsExactly("bad-1");
               ConsumerRecord<String, String> dead = parked.get(0);
               assertThat(header(dead, CourierHeaders.CLASSIFICATION))
@@ -106,7 +106,8 @@ class SpringRetryLadderIT {
               assertThat(health.health().getDetails().get("listeners").toString())
                   .contains(topic)
                   .contains("deadLettered=1")
-                  .containsPattern("dltDepth=[0-9-]");
+                  .containsPattern("dltDepth=[0-9-]")
+                  .contains("dlt=" + new RetryTopics(topic, group, 3).deadLetter());
             });
   }
 

@@ -8,10 +8,11 @@ import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * How a blocked key is kept in {@code <topic>.retry.blocked}: keyed by the main topic's partition
- * and the record key, the value the chain's head, the highest offset it held, when it was blocked
- * and the offsets waiting; once the key is free, a done mark (the highest offset its chain held)
- * until the partition is committed past it, then a tombstone. Compaction keeps the last of each.
+ * How a blocked key is kept in {@code <topic>.<group>.retry.blocked}: keyed by the main topic's
+ * partition and the record key, the value the chain's head, the highest offset it held, when it was
+ * blocked and the offsets waiting; once the key is free, a done mark (the highest offset its chain
+ * held) until the partition is committed past it, then a tombstone. Compaction keeps the last of
+ * each.
  */
 public final class ChainRecords {
 

@@ -1,6 +1,7 @@
 package dev.courier.retry.internal;
 
 import dev.courier.core.CourierHeaders;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,22 +10,34 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Reads what key order keeps in Kafka, with a consumer of its own outside the group: the blocked
- * keys of a partition from {@code <topic>.retry.blocked} (on assignment, before the partition's
- * first record), and waiting records by offset from the main topic (those restored as offsets, when
- * their turn comes).
+ * keys of a partition from {@code <topic>.<group>.retry.blocked} (on assignment, before the
+ * partition's first record), and waiting records by offset from the main topic (those restored as
+ * offsets, when their turn comes).
  */
 public final class ChainStore implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ChainStore.class);
+
+  /** The mark's header in a group's own topic of blocked keys ({@link #restore}). */
+  private static final String MOVED = CourierHeaders.ORDERING_MOVED_FROM;
+
+  private static final byte[] MOVED_KEY =
+      "\u0000courier.ordering.moved".getBytes(StandardCharsets.UTF_8);
   private static final Duration POLL = Duration.ofMillis(200);
 
   /**
@@ -34,23 +47,37 @@ public final class ChainStore implements AutoCloseable {
   private static final Duration CLOCK_SKEW = Duration.ofSeconds(60);
 
   private final Consumer<byte[], byte[]> reader;
+
+  /** The ladder's producer: copies the shared ladder's chains into the group's own topic. */
+  private final Producer<byte[], byte[]> writer;
+
   private final String blockedTopic;
   private final String deadLetterTopic;
   private final Duration timeout;
 
+  /** The shared ladder's topic of blocked keys, if it exists. */
+  private final String sharedBlockedTopic;
+
   /**
    * @param reader a consumer without a group, used only here
+   * @param writer the ladder's producer
    * @param deadLetterTopic the ladder's DLT, where parked records are found ({@link #parked})
+   * @param sharedBlockedTopic the shared ladder's topic of blocked keys, when it exists (copied
+   *     into the group's own at a partition's first restore, {@link #restore}), or null
    * @param timeout how long one restore or fetch may take before it fails (it is tried again)
    */
   public ChainStore(
       Consumer<byte[], byte[]> reader,
+      Producer<byte[], byte[]> writer,
       String blockedTopic,
       String deadLetterTopic,
+      String sharedBlockedTopic,
       Duration timeout) {
     this.reader = reader;
+    this.writer = writer;
     this.blockedTopic = blockedTopic;
     this.deadLetterTopic = deadLetterTopic;
+    this.sharedBlockedTopic = sharedBlockedTopic;
     this.timeout = timeout;
   }
 
@@ -105,51 +132,110 @@ public final class ChainStore implements AutoCloseable {
 
   private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
     org.apache.kafka.common.header.Header h = r.headers().lastHeader(name);
-    return h == null || h.value() == null
-        ? null
-        : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+    return h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
   }
 
   /**
-   * The chains of a main-topic partition, as the last write of each key left them.
+   * The chains of a main-topic partition, as the last write of each key left them. The first time a
+   * group's ladder restores a partition while the shared ladder's topic of blocked keys exists, the
+   * shared topic's chains (under whatever the group's own topic says since) are copied into the
+   * group's own with a mark after them, before the partition's first record: from then on its own
+   * topic is the whole record, and a key freed there never comes back from the shared one.
    *
    * @throws TimeoutException the state could not be read to its end within the timeout
    */
   public List<KeyChain> restore(TopicPartition mainTp) {
-    TopicPartition state = new TopicPartition(blockedTopic, mainTp.partition());
-    reader.assign(List.of(state));
-    reader.seekToBeginning(List.of(state));
-    long end = reader.endOffsets(List.of(state), timeout).get(state);
+    TopicPartition own = new TopicPartition(blockedTopic, mainTp.partition());
     Map<ChainKey, byte[][]> last = new LinkedHashMap<>();
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (reader.position(state, timeout) < end) {
-      if (System.nanoTime() > deadline) {
-        throw new TimeoutException("could not read " + state + " to offset " + end);
-      }
-      for (ConsumerRecord<byte[], byte[]> r : reader.poll(POLL).records(state)) {
-        if (r.key() == null || ChainRecords.partitionOf(r.key()) != mainTp.partition()) {
-          continue;
-        }
-        ChainKey key = new ChainKey(ChainRecords.recordKeyOf(r.key()));
-        if (r.value() == null) {
-          last.remove(key);
-        } else {
-          last.put(key, new byte[][] {r.key(), r.value()});
-        }
-      }
+    boolean moved = read(own, mainTp.partition(), last);
+    if (sharedBlockedTopic != null && !moved) {
+      Map<ChainKey, byte[][]> merged = new LinkedHashMap<>();
+      read(new TopicPartition(sharedBlockedTopic, mainTp.partition()), mainTp.partition(), merged);
+      merged.putAll(last); // the group's own word on a key, a freed one too, is the later one
+      moveShared(own, merged);
+      last = merged;
     }
     List<KeyChain> chains = new ArrayList<>();
     last.forEach(
         (key, kv) -> {
+          if (kv == null) {
+            return; // free
+          }
           try {
             chains.add(ChainRecords.chain(mainTp, kv[0], kv[1]));
           } catch (IllegalArgumentException e) {
             LOG.error(
-                "{}: blocked key {} unreadable ({}); it is not held", state, key, e.getMessage());
+                "{}: blocked key {} unreadable ({}); it is not held", own, key, e.getMessage());
           }
         });
-    reader.assign(List.of());
     return chains;
+  }
+
+  /**
+   * Reads a partition of a topic of blocked keys to its end: the last record of each key of the
+   * main partition (null for a tombstone). Whether the mark of the shared ladder's move was seen.
+   */
+  private boolean read(TopicPartition state, int mainPartition, Map<ChainKey, byte[][]> last) {
+    reader.assign(List.of(state));
+    try {
+      long end = reader.endOffsets(List.of(state), timeout).get(state);
+      reader.seekToBeginning(List.of(state));
+      boolean moved = false;
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (reader.position(state, timeout) < end) {
+        if (System.nanoTime() > deadline) {
+          throw new TimeoutException("could not read " + state + " to offset " + end);
+        }
+        for (ConsumerRecord<byte[], byte[]> r : reader.poll(POLL).records(state)) {
+          if (r.headers().lastHeader(MOVED) != null) {
+            moved = true;
+          } else if (r.key() != null && ChainRecords.partitionOf(r.key()) == mainPartition) {
+            ChainKey key = new ChainKey(ChainRecords.recordKeyOf(r.key()));
+            last.put(key, r.value() == null ? null : new byte[][] {r.key(), r.value()});
+          }
+        }
+      }
+      return moved;
+    } finally {
+      reader.assign(List.of());
+    }
+  }
+
+  /**
+   * Writes the chains into the group's own topic, then the mark, and waits for Kafka to take all.
+   */
+  private void moveShared(TopicPartition own, Map<ChainKey, byte[][]> chains) {
+    List<Future<?>> sends = new ArrayList<>();
+    chains.forEach(
+        (key, kv) -> {
+          if (kv != null) {
+            sends.add(
+                writer.send(new ProducerRecord<>(own.topic(), own.partition(), kv[0], kv[1])));
+          }
+        });
+    ProducerRecord<byte[], byte[]> mark =
+        new ProducerRecord<>(
+            own.topic(),
+            own.partition(),
+            ChainRecords.key(own.partition(), MOVED_KEY),
+            new byte[0]);
+    mark.headers().add(MOVED, sharedBlockedTopic.getBytes(StandardCharsets.UTF_8));
+    try {
+      for (Future<?> send : sends) {
+        send.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      }
+      writer.send(mark).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptException(e);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new TimeoutException("could not copy " + sharedBlockedTopic + " into " + own, e);
+    }
+    LOG.info(
+        "{}: {} blocked key(s) of the shared ladder's {} copied into the group's own",
+        own,
+        sends.size(),
+        sharedBlockedTopic);
   }
 
   /**

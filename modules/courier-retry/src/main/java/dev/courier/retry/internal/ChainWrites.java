@@ -15,9 +15,10 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What key order writes to {@code <topic>.retry.blocked}, and when: each key whose state changed is
- * written once before the next commit (its chain, its done mark, or a tombstone), acknowledged with
- * the ladder's forwards and holding back the commit of the records that changed it.
+ * What key order writes to {@code <topic>.<group>.retry.blocked}, and when: each key whose state
+ * changed is written once before the next commit (its chain, its done mark, or a tombstone),
+ * acknowledged with the ladder's forwards and holding back the commit of the records that changed
+ * it.
  */
 final class ChainWrites {
 

@@ -2,6 +2,7 @@ package dev.courier.retry.internal;
 
 import dev.courier.core.CourierHeaders;
 import dev.courier.retry.Classification;
+import dev.courier.retry.RetryTopics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -168,5 +169,18 @@ public final class Hop {
     bare.headers()
         .add(CourierHeaders.PAYLOAD_OMITTED, String.valueOf(size).getBytes(StandardCharsets.UTF_8));
     return bare;
+  }
+
+  /**
+   * Whether a hop of {@code record} to {@code topic} is one its key waits for under key order: a
+   * keyed record from the main topic, or a copy that was one itself. A tier's record that never was
+   * in a chain (a replay, a hop from before key order) says nothing, or the next tier would take it
+   * for a copy nobody waits for and not call it.
+   */
+  static boolean keyWaits(ConsumerRecord<byte[], byte[]> record, RetryTopics topics, String topic) {
+    return record.key() != null
+        && topics.tierOf(topic) > 0
+        && (topics.tierOf(record.topic()) == 0
+            || record.headers().lastHeader(CourierHeaders.ORDERING) != null);
   }
 }

@@ -28,12 +28,12 @@ import org.slf4j.LoggerFactory;
  * one that fails for a retry becomes the head. With {@code park}, a head that goes to the DLT takes
  * what waits behind it along.
  *
- * <p>A key's chain is written to {@code <topic>.retry.blocked} (partition = the main topic's) when
- * it changed, once per commit, before the commit of the records that changed it ({@link
- * #writeChanged()}), and read back when a partition is assigned, so its next owner knows which keys
- * are blocked before its first record. Writes per retried record: one when it blocks its key, one
- * when it resolves (a tombstone when nothing waited), and one per commit in which records joined
- * its wait. A free key's state is a done mark (the highest offset its chain held) until the
+ * <p>A key's chain is written to {@code <topic>.<group>.retry.blocked} (partition = the main
+ * topic's) when it changed, once per commit, before the commit of the records that changed it
+ * ({@link #writeChanged()}), and read back when a partition is assigned, so its next owner knows
+ * which keys are blocked before its first record. Writes per retried record: one when it blocks its
+ * key, one when it resolves (a tombstone when nothing waited), and one per commit in which records
+ * joined its wait. A free key's state is a done mark (the highest offset its chain held) until the
  * partition is committed past it, so a record read again after a crash is not called again.
  */
 public final class KeyOrder implements OrderHooks, AutoCloseable {

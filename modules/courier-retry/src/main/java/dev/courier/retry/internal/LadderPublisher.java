@@ -1,6 +1,5 @@
 package dev.courier.retry.internal;
 
-import dev.courier.core.CourierHeaders;
 import dev.courier.core.CrashPoints;
 import dev.courier.retry.Decision;
 import dev.courier.retry.RetryTopics;
@@ -220,7 +219,7 @@ public final class LadderPublisher implements AutoCloseable {
       String topic,
       Hop.Failure failure,
       Instant now) {
-    boolean orderedHop = ordered && record.key() != null && topics.tierOf(topic) > 0;
+    boolean orderedHop = ordered && Hop.keyWaits(record, topics, topic);
     ProducerRecord<byte[], byte[]> hop =
         Hop.of(
             record, state, topic, group, failure, now, messageMaxChars, includeStack, orderedHop);

@@ -42,6 +42,7 @@ public final class LadderSetup {
   public static LadderLoop.Parts start(
       RetryConfig config, RetryTopics topics, RetryMetrics metrics, LadderProgress progress) {
     List<String> drain;
+    boolean sharedBlocked = false;
     try (Admin admin = Admin.create(config.clients().admin())) {
       LadderTopics.create(
           admin,
@@ -51,13 +52,15 @@ public final class LadderSetup {
       drain = LadderTopics.drainTiers(admin, topics);
       if (config.ordering() == RetryOrdering.KEY) {
         LadderTopics.createBlocked(admin, topics);
+        sharedBlocked = LadderTopics.exists(admin, topics.sharedBlocked());
       }
     }
     List<String> read = new ArrayList<>(topics.all().subList(0, topics.tiers() + 1));
     read.addAll(drain);
     if (!drain.isEmpty()) {
       LOG.info(
-          "reading {} too: they are above {}={} and are drained to {}",
+          "reading {} too: tiers of the shared ladder (this group's records there go on through"
+              + " its own, other groups' are left to them) or above {}={} (drained to {})",
           drain,
           RetryConfig.MAX_ATTEMPTS,
           config.policy().maxAttempts(),
@@ -103,8 +106,10 @@ public final class LadderSetup {
       chains =
           new ChainStore(
               new KafkaConsumer<>(rc, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+              producer,
               topics.blocked(),
               topics.deadLetter(),
+              sharedBlocked ? topics.sharedBlocked() : null,
               Duration.ofMillis(
                   intSetting(cc, ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000)));
     }

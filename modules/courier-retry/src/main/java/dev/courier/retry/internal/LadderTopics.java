@@ -120,14 +120,21 @@ public final class LadderTopics {
   }
 
   /**
-   * Tiers above this ladder's top that exist on the cluster, left there by a higher {@code
-   * retry.max.attempts}: they are read too, so nothing waiting in them is stranded.
+   * Tiers that exist on the cluster and are read besides this ladder's own, so nothing waiting in
+   * them is stranded: its own above its top, left there by a higher {@code retry.max.attempts}, and
+   * the shared tiers every group on the topic used before each had its own ({@link
+   * RetryTopics#shared}), where this group's records are handled and other groups' left to them.
    */
   public static List<String> drainTiers(Admin admin, RetryTopics topics) {
     return KafkaFutures.await(admin.listTopics().names(), TIMEOUT).stream()
-        .filter(t -> topics.tierOf(t) > topics.tiers())
+        .filter(t -> topics.tierOf(t) > topics.tiers() || topics.shared(t))
         .sorted(Comparator.comparingInt(topics::tierOf))
         .toList();
+  }
+
+  /** Whether the topic exists on the cluster. */
+  public static boolean exists(Admin admin, String topic) {
+    return KafkaFutures.await(admin.listTopics().names(), TIMEOUT).contains(topic);
   }
 
   private static void awaitCreated(

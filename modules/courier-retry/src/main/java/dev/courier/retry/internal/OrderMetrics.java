@@ -65,7 +65,8 @@ public final class OrderMetrics {
     writes =
         Counter.builder("courier.retry.ordering.state.writes")
             .tags(tags)
-            .description("Writes to <topic>.retry.blocked (blocked keys, waiting records, frees).")
+            .description(
+                "Writes to <topic>.<group>.retry.blocked (blocked keys, waiting records, frees).")
             .register(registry);
     lost =
         Counter.builder("courier.retry.ordering.lost")

@@ -71,6 +71,9 @@ public final class Outcomes {
     if (forItself && order.waitsNow(record)) {
       return; // decided before a call of its key in the same run failed: it waits behind that one
     }
+    if (step instanceof RecordStep.OtherGroup) {
+      return; // another group's record in a tier of the shared ladder: committed past
+    }
     if (step instanceof RecordStep.Follow) {
       order.follow(record);
     } else if (step instanceof RecordStep.Seen) {

@@ -39,6 +39,17 @@ public sealed interface RecordStep {
   }
 
   /**
+   * Another group's record in a tier of the shared ladder (before each group had its own): that
+   * group handles it; this one commits past it without a call.
+   */
+  record OtherGroup() implements RecordStep {
+    @Override
+    public LadderState state() {
+      return null;
+    }
+  }
+
+  /**
    * The partition is at {@code retry.ordering.max.blocked.keys} (or at its waiting bound with
    * {@code retry.ordering.overflow=pause}): this record and the rest are read again later.
    */

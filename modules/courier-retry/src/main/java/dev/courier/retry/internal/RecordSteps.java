@@ -1,12 +1,15 @@
 package dev.courier.retry.internal;
 
+import dev.courier.core.CourierHeaders;
 import dev.courier.retry.RecordHandler;
 import dev.courier.retry.RetryTopics;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.Deserializer;
 
@@ -64,6 +67,9 @@ final class RecordSteps<K, V> {
       }
     }
     int tier = topics.tierOf(record.topic());
+    if (tier > 0 && topics.shared(record.topic()) && !ours(record)) {
+      return new RecordStep.OtherGroup();
+    }
     LadderRead read =
         LadderState.read(record, tier, settings.operationKeyHeader(), settings.deadlineHeader());
     if (order != null && tier > 0 && read instanceof LadderState state) {
@@ -90,6 +96,13 @@ final class RecordSteps<K, V> {
     }
     works.add(outcomes.tracing().around(record, call.state(), tier, () -> handler.handle(typed)));
     return call;
+  }
+
+  /** Whether a record of a shared tier was put there by this group (every hop names its group). */
+  private boolean ours(ConsumerRecord<byte[], byte[]> record) {
+    Header group = record.headers().lastHeader(CourierHeaders.GROUP);
+    return group == null
+        || topics.group().equals(new String(group.value(), StandardCharsets.UTF_8));
   }
 
   private ConsumerRecord<K, V> deserialize(ConsumerRecord<byte[], byte[]> r, LadderState state) {
