@@ -83,7 +83,9 @@ public final class FaultCampaign {
     long lost = 0;
     long commits = 0;
     int[] byProperty = new int[5];
+    long parkedAfterRepeat = 0;
     for (FaultRunResult r : runs) {
+      parkedAfterRepeat += r.parkedAfterRepeat();
       records += r.records();
       duplicates += r.duplicates();
       lost += r.lost();
@@ -108,7 +110,8 @@ public final class FaultCampaign {
             Locale.ROOT,
             "%d seeded runs of %d s of input at %d records/s: records %d, lost %d, duplicates %d,"
                 + " commits %d; violations: first handling %d, final state %d, parking %d,"
-                + " waiting-behind %d, commits moved back %d (target: 0 each)",
+                + " waiting-behind %d, commits moved back %d (target: 0 each); parked after a"
+                + " failed repeat of a success lost to a crash %d",
             runs.size(),
             seconds,
             perSecond,
@@ -120,7 +123,8 @@ public final class FaultCampaign {
             byProperty[1],
             byProperty[2],
             byProperty[3],
-            byProperty[4]));
+            byProperty[4],
+            parkedAfterRepeat));
     notes.add("by the fault under way when produced: " + FaultRunResult.byFault(byFault));
     runs.forEach(r -> notes.add(r.describe()));
     if (!violations.isEmpty()) {

@@ -13,7 +13,9 @@ import java.util.Map;
  * @param firstHandling key order: a record first called before an earlier one of its key was
  *     resolved
  * @param finalState key order: a record's last success before an earlier one's of its key
- * @param parking a record both handled and parked, or parked twice (key order)
+ * @param parking a record parked after its last handling succeeded, or parked twice (key order)
+ * @param parkedAfterRepeat records parked after a repeat of their success failed for good: a crash
+ *     lost the success's acknowledgement (at least once; not a violation, counted)
  * @param waitingBehind a waiting-behind dead letter naming a record not in the DLT
  * @param commitMoves a commit of the group that took a partition back
  */
@@ -30,6 +32,7 @@ record FaultRunResult(
     List<String> firstHandling,
     List<String> finalState,
     List<String> parking,
+    int parkedAfterRepeat,
     List<String> waitingBehind,
     List<String> commitMoves,
     int commits,
@@ -93,11 +96,13 @@ record FaultRunResult(
             ? String.format(
                 Locale.ROOT,
                 "; violations of first handling %d, of final state %d, of parking %d,"
-                    + " waiting-behind letters naming no dead letter %d",
+                    + " waiting-behind letters naming no dead letter %d; parked after a failed"
+                    + " repeat of a success %d",
                 firstHandling.size(),
                 finalState.size(),
                 parking.size(),
-                waitingBehind.size())
+                waitingBehind.size(),
+                parkedAfterRepeat)
             : "",
         byFault(byFault),
         tooLarge,

@@ -28,7 +28,7 @@ public final class RunAll {
           "tracing",
           "retry-ordering",
           "faults",
-          "faults-ordered",
+          "faults-campaign-ordered",
           "backpressure");
 
   private RunAll() {}
@@ -78,14 +78,15 @@ public final class RunAll {
         () ->
             OrderedRetryBenchmark.main(
                 smoke ? new String[] {"200", "1"} : new String[] {"50000", "5"}));
+    // The campaign's CI slice: one seed in the smoke; the full run's, three of two minutes.
     Step.run(
         failed,
         "faults-ordered",
         () ->
-            WorkerGroupFaultRun.main(
+            FaultCampaign.main(
                 smoke
-                    ? new String[] {"1", "3", "10", "ordered"}
-                    : new String[] {"1", "120", "40", "ordered"}));
+                    ? new String[] {"1", "1", "3", "10", "ordered"}
+                    : new String[] {"1", "3", "120", "40", "ordered"}));
     Step.run(
         failed,
         "faults",

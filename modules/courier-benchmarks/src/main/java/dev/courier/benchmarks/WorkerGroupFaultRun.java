@@ -57,9 +57,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * lost (every record handled or dead-lettered), no commit of the group takes a partition back (its
  * whole commit history, read from {@code __consumer_offsets}), and with {@code ordered} ({@code
  * retry.ordering=key}) per-key order as both properties {@link KeyOrderCheck} states (first
- * handling, final state), no record both handled and parked nor parked twice, and every
- * waiting-behind letter naming a record in the DLT. Records, losses and duplicates are counted by
- * the fault under way when each record was produced. {@link FaultCampaign} runs it over many seeds.
+ * handling, final state), no record parked after its last handling succeeded nor parked twice, and
+ * every waiting-behind letter naming a record in the DLT. Records, losses and duplicates are
+ * counted by the fault under way when each record was produced. {@link FaultCampaign} runs it over
+ * many seeds.
  *
  * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
  * dev.courier.benchmarks.WorkerGroupFaultRun [seed] [seconds of input] [records/s] [ordered]}
@@ -249,7 +250,7 @@ public final class WorkerGroupFaultRun {
                   byKey,
                   3,
                   dead.stream().map(d -> d.operationKey().orElse("?")).toList())
-              : new KeyOrderCheck.Result(List.of(), List.of(), List.of(), 0);
+              : new KeyOrderCheck.Result(List.of(), List.of(), List.of(), 0, 0);
       return new FaultRunResult(
           seed,
           ordered,
@@ -263,6 +264,7 @@ public final class WorkerGroupFaultRun {
           order.firstHandling(),
           order.finalState(),
           order.parking(),
+          order.parkedAfterRepeat(),
           ordered ? waitingBehindNamesNoLetter(dead) : List.of(),
           history.backwardMoves(),
           history.commits().size(),

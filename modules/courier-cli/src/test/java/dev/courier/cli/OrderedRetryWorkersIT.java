@@ -150,7 +150,8 @@ class OrderedRetryWorkersIT {
                   .collect(Collectors.groupingBy(DltRecord::reason, Collectors.counting()));
           LOG.info(
               "records {}, calls {}, repeated successes {}, lost {}, violations of first handling"
-                  + " {}, of final state {}, of parking {}, DLT {}, SIGKILLs {}",
+                  + " {}, of final state {}, of parking {}, parked after a failed repeat {}, DLT {},"
+                  + " SIGKILLs {}",
               RECORDS,
               endpoint.totalCalls(),
               order.repeatedSuccesses(),
@@ -158,15 +159,21 @@ class OrderedRetryWorkersIT {
               order.firstHandling().size(),
               order.finalState().size(),
               order.parking().size(),
+              order.parkedAfterRepeat(),
               reasons,
               kills);
+          if (!order.violations().isEmpty()) {
+            explain(order.violations(), byKey, endpoint.log(), dead);
+          }
           assertThat(order.firstHandling())
               .as("no record first handled before its key's earlier ones are resolved")
               .isEmpty();
           assertThat(order.finalState())
               .as("each record's last success in its key's order")
               .isEmpty();
-          assertThat(order.parking()).as("never handled and parked, nor parked twice").isEmpty();
+          assertThat(order.parking())
+              .as("never parked after its last handling succeeded, nor parked twice")
+              .isEmpty();
           assertThat(CommitHistory.of(kafka, group).backwardMoves())
               .as("no commit of the group takes a partition back")
               .isEmpty();
@@ -199,6 +206,47 @@ class OrderedRetryWorkersIT {
         workers.forEach(WorkerProcess::close);
       }
     }
+  }
+
+  /**
+   * For each key named in a violation: every call of its records in the endpoint's order and its
+   * letters, so that a failed run says what happened without the workers' logs.
+   */
+  private static void explain(
+      List<String> violations,
+      Map<String, List<String>> byKey,
+      List<RecordingEndpoint.Call> log,
+      List<DltRecord> dead) {
+    byKey.forEach(
+        (key, records) -> {
+          if (records.stream().noneMatch(r -> violations.stream().anyMatch(v -> v.contains(r)))) {
+            return;
+          }
+          LOG.error("{}: records {}", key, records);
+          LOG.error(
+              "{}: calls {}",
+              key,
+              log.stream()
+                  .filter(c -> records.contains(c.key()))
+                  .map(c -> c.key() + "#" + c.call() + "=" + c.status())
+                  .toList());
+          dead.stream()
+              .filter(d -> records.contains(d.operationKey().orElse("?")))
+              .forEach(
+                  d ->
+                      LOG.error(
+                          "{}: letter {} {} from {} at {}, blocked by {}",
+                          key,
+                          d.operationKey().orElse("?"),
+                          d.reason(),
+                          d.originalTopic()
+                              + "-"
+                              + d.originalPartition()
+                              + "@"
+                              + d.originalOffset(),
+                          d.coordinates(),
+                          d.blockedBy().orElse("-")));
+        });
   }
 
   /** Every record produced so far is done or in the DLT. */

@@ -140,6 +140,56 @@ class RetryWorkerGroupIT {
     }
   }
 
+  /**
+   * A worker frozen in the middle of a run, past its session: the group gives its partition to
+   * another worker, which calls the run's records. Thawed, the frozen worker gets the answer of the
+   * call it was in, and must not make the run's other calls: they are the next owner's now, and
+   * made after its calls they would undo the key's latest state. Its handler waits for its {@code
+   * MembershipLease} (the group no longer lists it), and the run is cancelled when the consumer
+   * learns it lost the partition.
+   */
+  @Test
+  void aWorkerThawedAfterItsPartitionMovedMakesNoneOfTheCallsItWasHanded(KafkaBroker kafka)
+      throws Exception {
+    String topic = UniqueNames.topic("thawed");
+    String group = UniqueNames.group("thawed");
+    kafka.createTopic(topic, 1);
+    int records = 10;
+    try (RecordingEndpoint endpoint = RecordingEndpoint.start(Duration.ZERO, (key, call) -> 204);
+        KafkaProducer<String, String> producer =
+            new KafkaProducer<>(
+                kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
+      RecordingEndpoint.Hold held = endpoint.holdFirstCall("r-0");
+      for (int i = 0; i < records; i++) {
+        ProducerRecord<String, String> r = new ProducerRecord<>(topic, "k", "{\"n\":" + i + "}");
+        r.headers().add(CourierHeaders.ID, ("r-" + i).getBytes(StandardCharsets.UTF_8));
+        producer.send(r);
+      }
+      producer.flush();
+      Path config = SettingsFile.write(retryWorker(kafka, topic, group, endpoint.url(), 300));
+      try (WorkerProcess frozen = start(1, config)) {
+        held.awaitReached(TIMEOUT); // its handler is in r-0's call, r-1..r-9 handed to it
+        frozen.freeze();
+        try (WorkerProcess next = start(2, config)) {
+          await().atMost(TIMEOUT).until(() -> endpoint.calls("r-" + (records - 1)) == 1);
+          held.release();
+          frozen.thaw();
+          // Rejoined: it learned it had lost the partition, after the calls it would have made.
+          await().atMost(TIMEOUT).until(() -> kafka.members(group) == 2);
+          assertThat(endpoint.calls("r-0")).as("the held call and the next owner's").isEqualTo(2);
+          for (int i = 1; i < records; i++) {
+            assertThat(endpoint.calls("r-" + i))
+                .as("r-%d called by the next owner only", i)
+                .isEqualTo(1);
+          }
+          assertThat(frozen.isAlive()).isTrue();
+          assertThat(next.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+        }
+        assertThat(frozen.terminate(TIMEOUT)).isEqualTo(WorkerProcess.SIGTERM_EXIT_STATUS);
+      }
+    }
+  }
+
   private static String key(int i) {
     return (i % 20 == 7 ? "bad-" : i % 10 == 3 ? "flaky-" : "op-") + i;
   }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -132,16 +133,7 @@ class ForwardRefusedIT {
       kafka.createTopic(topic, 1);
       allowAllButTierWrites(kafka, topic, group);
       Map<String, Object> superUser = LadderTestSettings.prefixed(admin(kafka));
-      Map<String, Object> producer = new HashMap<String, Object>(admin(kafka));
-      for (String op : List.of("op-1", "op-2", "op-3")) {
-        send(producer, topic, "acc", op, 10);
-      }
-      Map<String, Object> settings =
-          LadderTestSettings.of(
-              LadderTestSettings.prefixed(kafka.clientSettings("worker", "worker-secret")),
-              topic,
-              group);
-      settings.put(RetryConfig.ORDERING, "key");
+      Map<String, Object> settings = oneKeyOfThree(kafka, topic, group);
 
       // Closed once op-1 failed: its forward to tier 1 is answered (refused) during the close.
       Running.until(consumer(settings), x -> calls.containsKey("op-1"), TIMEOUT);
@@ -164,6 +156,70 @@ class ForwardRefusedIT {
     }
   }
 
+  /**
+   * With key order, a head refused at tier 1 while its principal may not write the DLT: its key
+   * waits until Kafka takes the head's own letter, and only then do its followers follow it.
+   * Before, they were parked as soon as the head's letter was sent, and this test found op-2 and
+   * op-3 in the DLT ahead of op-1, naming a record that was in no DLT yet; when the head's copy
+   * came back from its tier (held back 1, 2, 4, 8 s after each refusal) after its key was freed, it
+   * was taken for a stale copy and committed past, in no DLT ever (FaultCampaign, seed 2 of
+   * 2026-12-07).
+   */
+  @Test
+  void aHeadWhoseDeadLetterIsRefusedHoldsItsKeyUntilKafkaTakesIt(TestDatabase db) throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.scram().start()) {
+      String topic = UniqueNames.topic("dlt-acl");
+      String group = UniqueNames.group("dlt-acl");
+      kafka.createTopic(topic, 1);
+      RetryTopics ladder = new RetryTopics(topic, group, 1);
+      allowWorker(kafka, topic, group, ladder.tier(1));
+      Map<String, Object> superUser = LadderTestSettings.prefixed(admin(kafka));
+      Map<String, Object> settings = oneKeyOfThree(kafka, topic, group);
+      RetryingConsumer<String, String> consumer =
+          RetryingConsumer.builder(settings, new StringDeserializer(), new StringDeserializer())
+              .handler(
+                  record -> {
+                    String op =
+                        CourierHeaders.text(record.headers(), CourierHeaders.ID).orElseThrow();
+                    int call =
+                        calls.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
+                    if (op.equals("op-1")) {
+                      if (call == 1) {
+                        throw new IOException("the endpoint timed out"); // to tier 1
+                      }
+                      throw new KeyOrderIT.Refused("op-1 is refused");
+                    }
+                  })
+              .meterRegistry(new SimpleMeterRegistry())
+              .build();
+
+      AtomicBoolean dltWritable = new AtomicBoolean();
+      Running.until(
+          consumer,
+          x -> {
+            // Refused at tier 1 three times, each letter refused: the DLT may be written now.
+            if (!dltWritable.get() && calls.getOrDefault("op-1", new AtomicInteger()).get() >= 4) {
+              kafka.allow("worker", ResourceType.TOPIC, ladder.deadLetter(), AclOperation.WRITE);
+              dltWritable.set(true);
+            }
+            return dltWritable.get() && dlt(superUser, db, topic, group).size() >= 3;
+          },
+          TIMEOUT);
+
+      List<DltRecord> dead = dlt(superUser, db, topic, group);
+      assertThat(dead)
+          .extracting(d -> d.operationKey().orElseThrow())
+          .containsExactly("op-1", "op-2", "op-3");
+      // Refused again once the DLT may be written; or, the DLT allowed between its letter's
+      // refusal and the letter sent again without its value, parked as such.
+      assertThat(dead.get(0).reason()).isIn("permanent", "forward-refused");
+      assertThat(dead.subList(1, 3)).extracting(DltRecord::reason).containsOnly("waiting-behind");
+      String head = dead.get(0).originalTopic() + "-0@" + dead.get(0).originalOffset();
+      assertThat(dead.subList(1, 3)).allSatisfy(d -> assertThat(d.blockedBy()).contains(head));
+      assertThat(calls).as("op-2 and op-3 waited, then followed op-1").containsOnlyKeys("op-1");
+    }
+  }
+
   /** op-2 and op-3 each handled, or parked behind op-1 (which is in the DLT). */
   private boolean accounted(
       Map<String, Object> clients, TestDatabase db, String topic, String group) {
@@ -179,17 +235,23 @@ class ForwardRefusedIT {
                                     && d.reason().equals("waiting-behind")));
   }
 
-  /**
-   * User {@code worker} reads and describes everything of the ladder (and creates: the worker
-   * creates what is missing at start), but writes only the DLT and key order's state: a forward to
-   * tier 1 is refused.
-   */
   /** Client settings of the broker's super user, who may write every topic. */
   private static Map<String, String> admin(KafkaProcess kafka) {
     return kafka.clientSettings(KafkaProcess.SUPER_USER, KafkaProcess.SUPER_PASSWORD);
   }
 
+  /**
+   * User {@code worker} writes only the DLT and key order's state: a forward to tier 1 is refused.
+   */
   private static void allowAllButTierWrites(KafkaProcess kafka, String topic, String group) {
+    allowWorker(kafka, topic, group, new RetryTopics(topic, group, 1).deadLetter());
+  }
+
+  /**
+   * User {@code worker} reads, describes and creates everything of the ladder, and writes key
+   * order's state and {@code writable}, nothing else.
+   */
+  private static void allowWorker(KafkaProcess kafka, String topic, String group, String writable) {
     kafka.addUser("worker", "worker-secret");
     kafka.allow(
         "worker",
@@ -198,10 +260,29 @@ class ForwardRefusedIT {
         AclOperation.READ,
         AclOperation.DESCRIBE,
         AclOperation.CREATE);
-    RetryTopics ladder = new RetryTopics(topic, group, 1);
-    kafka.allow("worker", ResourceType.TOPIC, ladder.deadLetter(), AclOperation.WRITE);
-    kafka.allow("worker", ResourceType.TOPIC, ladder.blocked(), AclOperation.WRITE);
+    kafka.allow("worker", ResourceType.TOPIC, writable, AclOperation.WRITE);
+    kafka.allow(
+        "worker",
+        ResourceType.TOPIC,
+        new RetryTopics(topic, group, 1).blocked(),
+        AclOperation.WRITE);
     kafka.allow("worker", ResourceType.GROUP, group, AclOperation.READ);
+  }
+
+  /** op-1, op-2 and op-3 of key acc on the topic; the settings of {@code worker}'s ladder on it. */
+  private static Map<String, Object> oneKeyOfThree(KafkaProcess kafka, String topic, String group)
+      throws Exception {
+    Map<String, Object> producer = new HashMap<String, Object>(admin(kafka));
+    for (String op : List.of("op-1", "op-2", "op-3")) {
+      send(producer, topic, "acc", op, 10);
+    }
+    Map<String, Object> settings =
+        LadderTestSettings.of(
+            LadderTestSettings.prefixed(kafka.clientSettings("worker", "worker-secret")),
+            topic,
+            group);
+    settings.put(RetryConfig.ORDERING, "key");
+    return settings;
   }
 
   private RetryingConsumer<String, String> consumer(Map<String, Object> settings) {

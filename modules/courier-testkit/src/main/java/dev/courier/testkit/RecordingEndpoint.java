@@ -11,8 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -40,6 +42,22 @@ public final class RecordingEndpoint implements AutoCloseable {
   /** One call as the endpoint answered it, in the order the answers were decided. */
   public record Call(String key, int call, int status) {}
 
+  /** A call held before it is answered: {@link #reached} once it arrives, answered at release. */
+  public record Hold(CountDownLatch reached, CountDownLatch released) {
+    /** Waits until the held call has arrived. */
+    public void awaitReached(Duration timeout) throws InterruptedException {
+      if (!reached.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new AssertionError("the held call did not arrive within " + timeout);
+      }
+    }
+
+    public void release() {
+      released.countDown();
+    }
+  }
+
+  private final Map<String, Hold> holds = new ConcurrentHashMap<>();
+
   private RecordingEndpoint(Duration work, Script script) {
     try {
       this.server = HttpServer.create(new InetSocketAddress("localhost", 0), 64);
@@ -55,6 +73,15 @@ public final class RecordingEndpoint implements AutoCloseable {
           String key = String.valueOf(ex.getRequestHeaders().getFirst("Idempotency-Key"));
           int call = calls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
           total.incrementAndGet();
+          Hold hold = call == 1 ? holds.get(key) : null;
+          if (hold != null) {
+            hold.reached().countDown();
+            try {
+              hold.released().await(5, TimeUnit.MINUTES);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
           // The endpoint is slow on purpose: that is what the worker must cope with.
           LockSupport.parkNanos(work.toNanos());
           int status;
@@ -74,6 +101,16 @@ public final class RecordingEndpoint implements AutoCloseable {
   /** Starts on a free port; every call takes {@code work}. */
   public static RecordingEndpoint start(Duration work, Script script) {
     return new RecordingEndpoint(work, script);
+  }
+
+  /**
+   * The first call of {@code idempotencyKey} is held before it is answered (and before its answer
+   * is logged) until released; the other calls go on.
+   */
+  public Hold holdFirstCall(String idempotencyKey) {
+    Hold hold = new Hold(new CountDownLatch(1), new CountDownLatch(1));
+    holds.put(idempotencyKey, hold);
+    return hold;
   }
 
   /** The URL to POST to. */

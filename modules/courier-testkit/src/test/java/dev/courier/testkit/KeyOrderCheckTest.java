@@ -78,12 +78,31 @@ class KeyOrderCheckTest {
   }
 
   @Test
-  void aRecordHandledAndParkedOrParkedTwiceIsNamed() {
+  void aRecordParkedAfterItsLastHandlingSucceededOrParkedTwiceIsNamed() {
     List<Call> log = List.of(new Call("a", 1, 204), new Call("b", 1, 422));
 
     KeyOrderCheck.Result result = KeyOrderCheck.check(log, K, 3, List.of("a", "b", "b", "c"));
 
     assertThat(result.parking())
-        .containsExactlyInAnyOrder("a both handled and parked", "b parked 2 times");
+        .containsExactlyInAnyOrder(
+            "a parked after its last handling succeeded", "b parked 2 times");
+  }
+
+  @Test
+  void aSuccessRepeatedAfterACrashThatThenFailsForGoodIsParkedAndCountedNotAViolation() {
+    // a succeeded at its second call, whose acknowledgement a crash lost; its repeats failed.
+    List<Call> log =
+        List.of(
+            new Call("a", 1, 503),
+            new Call("a", 2, 204),
+            new Call("a", 3, 503),
+            new Call("a", 4, 503),
+            new Call("b", 1, 204),
+            new Call("c", 1, 204));
+
+    KeyOrderCheck.Result result = KeyOrderCheck.check(log, K, 3, List.of("a"));
+
+    assertThat(result.violations()).isEmpty();
+    assertThat(result.parkedAfterRepeat()).isEqualTo(1);
   }
 }

@@ -13,10 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
@@ -60,6 +57,9 @@ final class ChainParking {
    * what was too large; a letter below what is committed never brings its partition back.
    */
   private final Map<KeyChain, List<Letter>> parking = new LinkedHashMap<>();
+
+  /** Heads dead-lettered whose letter Kafka has not answered yet ({@link #headDeadLettered}). */
+  private final Map<KeyChain, Letter> headLetters = new LinkedHashMap<>();
 
   /** When a chain whose letter Kafka refused is tried again. */
   private final Map<KeyChain, Instant> retryAt = new LinkedHashMap<>();
@@ -119,9 +119,46 @@ final class ChainParking {
 
   /**
    * {@code c}'s head ({@code record}) went to the DLT: with {@code release}, or nothing waiting,
-   * the key drains; else what waits follows it.
+   * the key drains; else what waits follows it. Only once Kafka took the head's own letter ({@code
+   * letter}, null when it is known to be there): until then the key stays headed by it, so that a
+   * letter Kafka refuses (a DLT write denied, the broker away past the delivery timeout) brings the
+   * head back from its tier, called and dead-lettered again. Resolved at once, its followers were
+   * parked behind a record that was in no DLT, and its copy read again was taken for a stale one
+   * and committed past: lost.
    */
-  void headDeadLettered(KeyChain c, ConsumerRecord<byte[], byte[]> record) {
+  void headDeadLettered(
+      KeyChain c, ConsumerRecord<byte[], byte[]> record, Future<RecordMetadata> letter) {
+    if (letter != null) {
+      headLetters.put(c, new Letter(record, letter, false));
+      settleHeadLetters();
+      return;
+    }
+    headLetters.remove(c); // its letter refused, then parked without its value
+    resolveHead(c, record);
+  }
+
+  /** Heads whose letter Kafka answered: resolved if it took it, left headed if it refused it. */
+  private void settleHeadLetters() {
+    for (Map.Entry<KeyChain, Letter> e : List.copyOf(headLetters.entrySet())) {
+      Letter l = e.getValue();
+      if (!l.send().isDone() || !headLetters.remove(e.getKey(), l)) {
+        continue;
+      }
+      Throwable refused = Answers.refusal(l.send());
+      if (refused == null) {
+        resolveHead(e.getKey(), l.record());
+      } else {
+        LOG.warn(
+            "the dead letter of {}, which heads key '{}', was not taken ({}): the key waits for it"
+                + " to come again from its tier",
+            Outcomes.coordinates(l.record()),
+            e.getKey().key,
+            refused.toString());
+      }
+    }
+  }
+
+  private void resolveHead(KeyChain c, ConsumerRecord<byte[], byte[]> record) {
     if (settings.onDeadLetter() == WaitingOnDeadLetter.RELEASE || c.waiting.isEmpty()) {
       chains.drain(c);
       writes.changed(c, record);
@@ -131,7 +168,9 @@ final class ChainParking {
     }
   }
 
-  /** A head's forward to a tier was refused for good and parked in the DLT instead. */
+  /**
+   * A head's forward to a tier, or its letter, was refused for good and parked in the DLT instead.
+   */
   void refusedHead(ConsumerRecord<byte[], byte[]> record, LadderState state) {
     refusedHeads.add(Map.entry(record, state));
   }
@@ -157,7 +196,7 @@ final class ChainParking {
                 new TopicPartition(state.originalTopic(), state.originalPartition()),
                 r.key(),
                 state.originalOffset())
-            .ifPresent(c -> headDeadLettered(c, r));
+            .ifPresent(c -> headDeadLettered(c, r, null));
       }
     }
     return true;
@@ -170,6 +209,7 @@ final class ChainParking {
       hold(held, e.getKey());
     }
     toPark.values().forEach(r -> hold(held, r));
+    headLetters.values().forEach(l -> hold(held, l.record()));
     return held;
   }
 
@@ -181,6 +221,7 @@ final class ChainParking {
 
   /** At the loop's turn: parks the chains whose waiting records can be read now. */
   void parkWaiting() {
+    settleHeadLetters();
     for (KeyChain c : List.copyOf(toPark.keySet())) {
       Instant again = retryAt.get(c);
       if (again != null && clock.instant().isBefore(again)) {
@@ -200,7 +241,7 @@ final class ChainParking {
         sendParked(c, rest, letters);
       }
       List<Future<RecordMetadata>> sends = letters.stream().map(Letter::send).toList();
-      if (!answered(sends, PARK_ANSWER) || !allTaken(c, letters)) {
+      if (!Answers.answered(sends, PARK_ANSWER) || !allTaken(c, letters)) {
         continue; // asked again at the next turn
       }
       parking.remove(c);
@@ -234,7 +275,7 @@ final class ChainParking {
     boolean all = true;
     for (int i = 0; i < letters.size(); i++) {
       Letter l = letters.get(i);
-      Throwable refused = refusal(l.send());
+      Throwable refused = Answers.refusal(l.send());
       if (refused == null) {
         continue;
       }
@@ -252,51 +293,6 @@ final class ChainParking {
       retryAt.put(c, clock.instant().plus(RESEND));
     }
     return all;
-  }
-
-  /**
-   * Whether Kafka answered every one of these sends (delivered or not) within {@code max}: what is
-   * written after them must not be read by anyone before they are.
-   */
-  private static boolean answered(List<Future<RecordMetadata>> sends, Duration max) {
-    long deadline = System.nanoTime() + max.toNanos();
-    boolean interrupted = false;
-    try {
-      for (Future<RecordMetadata> f : sends) {
-        while (!f.isDone()) {
-          long left = deadline - System.nanoTime();
-          if (left <= 0) {
-            return false;
-          }
-          try {
-            f.get(left, TimeUnit.NANOSECONDS);
-          } catch (ExecutionException e) {
-            break; // answered: a refusal is settled with the forwards
-          } catch (TimeoutException e) {
-            return false;
-          } catch (InterruptedException e) {
-            interrupted = true;
-          }
-        }
-      }
-      return true;
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  private static Throwable refusal(Future<RecordMetadata> send) {
-    try {
-      send.get();
-      return null;
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return e;
-    }
   }
 
   private void sendParked(
@@ -370,6 +366,7 @@ final class ChainParking {
   /** Partitions revoked or lost: their parking is their next owner's, who reads it back. */
   void forget(Collection<TopicPartition> partitions) {
     toPark.keySet().removeIf(c -> partitions.contains(c.tp));
+    headLetters.keySet().removeIf(c -> partitions.contains(c.tp));
     parking.keySet().removeIf(c -> partitions.contains(c.tp));
     retryAt.keySet().removeIf(c -> partitions.contains(c.tp));
   }

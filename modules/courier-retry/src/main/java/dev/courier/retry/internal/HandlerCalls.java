@@ -68,6 +68,9 @@ public final class HandlerCalls implements AutoCloseable {
   private final ExecutorService executor;
   private volatile boolean closed;
 
+  /** What a call waits for before it starts: this member's hold on its partitions. */
+  private volatile MembershipLease lease = MembershipLease.NONE;
+
   /** The last call abandoned while it ran; it may still be running. */
   private volatile Abandoned abandoned;
 
@@ -82,6 +85,15 @@ public final class HandlerCalls implements AutoCloseable {
 
   public Duration timeout() {
     return timeout;
+  }
+
+  /**
+   * From now on a call starts only while the lease holds ({@link MembershipLease}): a frozen or cut
+   * off member does not call records whose partitions may be another member's by now.
+   */
+  public HandlerCalls gatedBy(MembershipLease lease) {
+    this.lease = lease;
+    return this;
   }
 
   /** Starts the work now (in a run of its own); its time limit counts from its start. */
@@ -102,7 +114,8 @@ public final class HandlerCalls implements AutoCloseable {
     executor.execute(
         () -> {
           for (Call call : run) {
-            if (closed || !call.state.compareAndSet(WAITING, STARTED)) {
+            boolean held = lease.awaitHeld(() -> !closed && call.state.get() == WAITING);
+            if (!held || closed || !call.state.compareAndSet(WAITING, STARTED)) {
               return; // cancelled from here on
             }
             call.run();

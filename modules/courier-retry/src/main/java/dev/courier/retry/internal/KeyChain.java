@@ -43,6 +43,20 @@ public final class KeyChain {
    */
   long letterInFlight = -1;
 
+  /**
+   * A copy of the head came back from its tier and was taken: its forward was delivered, so the
+   * head read again from the main topic (a new owner reads from before it) is not handled there as
+   * well, which would call it after, or dead-letter it beside, what its copy does.
+   */
+  boolean headInTier;
+
+  /**
+   * The head was read again from the main topic and is handled there: a copy of it that comes from
+   * its tier meanwhile is stale and not called, or the head was called (and dead-lettered) twice. A
+   * new forward of it clears this: its copy is the one its key waits for.
+   */
+  boolean headInMain;
+
   KeyChain(TopicPartition tp, ChainKey key, long head, long seen, Instant since) {
     this.tp = tp;
     this.key = key;

@@ -56,7 +56,13 @@ public final class KeyChains {
       return blockedKeys(tp) >= maxKeys ? KeyAdmission.FULL : KeyAdmission.FREE;
     }
     if (offset == c.head) {
-      return KeyAdmission.FREE; // the head itself, read again: it is handled (and forwarded) again
+      // The head itself, read again: handled (and forwarded) again unless its copy came back from
+      // its tier already, which shows the forward was delivered.
+      if (c.headInTier) {
+        return KeyAdmission.SEEN;
+      }
+      c.headInMain = true;
+      return KeyAdmission.FREE;
     }
     if (offset <= c.seen) {
       return KeyAdmission.SEEN;
@@ -109,6 +115,8 @@ public final class KeyChains {
         c.releasedHead = true;
       }
       c.head = offset;
+      c.headInTier = false;
+      c.headInMain = false;
       c.seen = Math.max(c.seen, offset);
       return Optional.of(c);
     }
@@ -177,6 +185,17 @@ public final class KeyChains {
   /** The chain whose head is this record (by its original partition and offset), if any. */
   public Optional<KeyChain> headed(TopicPartition mainTp, byte[] key, long originalOffset) {
     return chain(mainTp, key).filter(c -> c.head >= 0 && c.head == originalOffset);
+  }
+
+  /**
+   * A copy of the key's head came from its tier and is called: the head read again from the main
+   * topic after this is not handled there too ({@link #admit}). Empty when the key is not headed by
+   * it, or when the head is being handled from the main topic already: the copy is not called.
+   */
+  public Optional<KeyChain> headCopyTaken(TopicPartition mainTp, byte[] key, long originalOffset) {
+    Optional<KeyChain> c = headed(mainTp, key, originalOffset).filter(chain -> !chain.headInMain);
+    c.ifPresent(chain -> chain.headInTier = true);
+    return c;
   }
 
   /**

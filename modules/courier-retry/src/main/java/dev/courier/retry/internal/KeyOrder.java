@@ -239,7 +239,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     TopicPartition tp = mainPartition(state);
     Optional<KeyChain> headed = chains.headed(tp, record.key(), state.originalOffset());
     if (headed.isPresent()) {
-      parking.headDeadLettered(headed.get(), record);
+      parking.headDeadLettered(headed.get(), record, letter);
       return;
     }
     // A waiting record released and dead-lettered at its first attempt: the rest go on once Kafka
@@ -351,7 +351,7 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     chains
         .chain(c.tp, c.key.bytes())
         .filter(restored -> restored.head == c.head)
-        .ifPresent(restored -> parking.headDeadLettered(restored, null));
+        .ifPresent(restored -> parking.headDeadLettered(restored, null, null));
   }
 
   /** Partitions revoked or lost: their keys are their next owner's, who reads them back. */

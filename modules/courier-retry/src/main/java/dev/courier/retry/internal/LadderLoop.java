@@ -60,6 +60,9 @@ public final class LadderLoop<K, V> {
   private final PollLoop loop;
   private final KafkaConnection connection;
 
+  /** Calls start only while this member is known to be in its group. */
+  private final MembershipProbe membership;
+
   /** Key order ({@code retry.ordering=key}), or null. */
   private final KeyOrder order;
 
@@ -80,7 +83,8 @@ public final class LadderLoop<K, V> {
       TierWaits waits,
       RetryMetrics metrics,
       Commits.Limits commitLimits,
-      ChainStore chainStore) {}
+      ChainStore chainStore,
+      MembershipProbe membership) {}
 
   public LadderLoop(
       Parts parts,
@@ -107,7 +111,8 @@ public final class LadderLoop<K, V> {
     this.recordSteps =
         new RecordSteps<>(topics, keys, values, handler, decider, outcomes, settings, order);
     this.outcomes = outcomes;
-    this.calls = calls;
+    this.membership = parts.membership();
+    this.calls = calls.gatedBy(membership.lease());
     this.progress = progress;
     this.shutdown = shutdown;
     this.clock = clock;
@@ -126,6 +131,7 @@ public final class LadderLoop<K, V> {
             settings.handlerTimeout(),
             clock);
     forwards.settledBy(settler);
+    settler.membership(membership.lease(), () -> membership.maintain(consumer));
     this.loop = new PollLoop(consumer, this::closeResources);
     this.connection = new KafkaConnection(parts.bootstrapServers(), parts.requestTimeout(), clock);
   }
@@ -142,6 +148,10 @@ public final class LadderLoop<K, V> {
       problems.add(kafka);
     }
     calls.stuck().ifPresent(problems::add);
+    String lease = membership.lease().problem();
+    if (lease != null) {
+      problems.add(lease);
+    }
     String forward = forwards.problem();
     if (forward != null) {
       problems.add(forward);
@@ -170,21 +180,34 @@ public final class LadderLoop<K, V> {
 
   private void pollOnce() {
     settler.clearRevoked();
-    if (order != null) {
-      order.catchUp();
-    }
-    runDueHeld();
-    if (order != null) {
-      // After the held records: a head that just succeeded releases its key now, not after a poll
-      // that may wait out the poll timeout.
-      runReleased();
-      pauses.releaseWithRoom(order::roomAgain);
+    // A member not known to be in its group (thawed, cut off) neither calls nor writes: what it
+    // holds may be another member's by now (MembershipLease).
+    boolean member = membership.lease().holds();
+    if (member) {
+      if (order != null) {
+        order.catchUp();
+      }
+      runDueHeld();
+      if (order != null) {
+        // After the held records: a head that just succeeded releases its key now, not after a
+        // poll that may wait out the poll timeout.
+        runReleased();
+        pauses.releaseWithRoom(order::roomAgain);
+      }
     }
     pauses.releaseHeldBack(clock.instant());
     pauses.fetchAhead(clock.instant());
     ConsumerRecords<byte[], byte[]> records =
         consumer.poll(waits.pollTimeout(settings.pollTimeout(), clock.instant()));
     connection.observe(consumer);
+    membership.maintain(consumer);
+    if (!membership.lease().holds()) {
+      // Read again once it is known to be in its group, or by the partition's next owner.
+      for (TopicPartition tp : records.partitions()) {
+        consumer.seek(tp, records.records(tp).get(0).offset());
+      }
+      return;
+    }
     settler.clearRevoked();
     for (TopicPartition tp : records.partitions()) {
       if (shutdown.requested()) {
@@ -371,6 +394,7 @@ public final class LadderLoop<K, V> {
     } catch (RuntimeException e) {
       LOG.warn("final commit failed: {}", e.toString());
     }
+    membership.close(); // before the member leaves: an answer after it would not list it
     try {
       consumer.close(
           CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)

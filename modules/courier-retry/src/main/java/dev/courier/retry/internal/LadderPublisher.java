@@ -57,10 +57,13 @@ public final class LadderPublisher implements AutoCloseable {
       Future<RecordMetadata> ack,
       Runnable lost) {}
 
-  /** Hears of a forward to a tier that Kafka refused for good and that was parked instead. */
+  /**
+   * Hears of a forward (to a tier, or a dead letter) that Kafka refused for good and that was
+   * parked in the DLT instead, as {@code forward-refused}.
+   */
   @FunctionalInterface
   public interface Refusals {
-    void parkedInsteadOfTier(ConsumerRecord<byte[], byte[]> record, LadderState state);
+    void parkedInstead(ConsumerRecord<byte[], byte[]> record, LadderState state);
   }
 
   private final Producer<byte[], byte[]> producer;
@@ -375,8 +378,8 @@ public final class LadderPublisher implements AutoCloseable {
       // A refused letter to the DLT was counted as dead-lettered when it was sent.
       metrics.deadLettered(Decision.DeadLetter.FORWARD_REFUSED);
       progress.deadLettered();
-      refusals.parkedInsteadOfTier(f.record(), f.state());
     }
+    refusals.parkedInstead(f.record(), f.state());
     LOG.warn(
         "{}-{}@{} dead-lettered as '{}': {}",
         f.record().topic(),

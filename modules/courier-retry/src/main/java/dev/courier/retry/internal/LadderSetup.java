@@ -116,6 +116,13 @@ public final class LadderSetup {
     DltDepthProbe depth =
         new DltDepthProbe(config.clients().admin(), topics.deadLetter(), metrics.dltDepth)
             .start(DEPTH_EVERY);
+    Duration lease = leaseLength(cc);
+    MembershipProbe membership =
+        new MembershipProbe(
+            new MembershipLease(lease, System::nanoTime),
+            Admin.create(config.clients().admin()),
+            config.group(),
+            lease.dividedBy(2));
     return new LadderLoop.Parts(
         config.clients().bootstrapServersValue(),
         KafkaConnection.requestTimeout(cc),
@@ -128,7 +135,22 @@ public final class LadderSetup {
         new Commits.Limits(
             Duration.ofMillis(intSetting(cc, ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000)),
             Duration.ofMillis(intSetting(cc, ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 300_000))),
-        chains);
+        chains,
+        membership);
+  }
+
+  /**
+   * How long a proof of membership lets calls start: the session timeout less a heartbeat interval
+   * (the broker's {@code group.consumer.*} defaults, 45 s and 5 s, under {@code
+   * group.protocol=consumer}, whose client does not know them).
+   */
+  private static Duration leaseLength(Map<String, Object> cc) {
+    if ("consumer".equalsIgnoreCase(String.valueOf(cc.get("group.protocol")).trim())) {
+      return MembershipLease.lengthFor(Duration.ofSeconds(45), Duration.ofSeconds(5));
+    }
+    return MembershipLease.lengthFor(
+        Duration.ofMillis(intSetting(cc, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 45_000)),
+        Duration.ofMillis(intSetting(cc, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 3_000)));
   }
 
   /**

@@ -66,11 +66,15 @@ final class MainPartitions {
   }
 
   /**
-   * Whether the record, past the last commit, was dead-lettered by its former owner (asked once).
+   * Whether the record, past the last commit, was dead-lettered by its former owner. Asked as often
+   * as it is read: when the first ask took it off the list, a record prepared again (its run broken
+   * by an earlier call's failure) was called and parked a second time, the likely path of {@code
+   * OrderedRetryWorkersIT}'s "bad-357 parked 2 times" of 2026-12-07 (the new owner read the DLT at
+   * its assignment, yet called the record again).
    */
   boolean parkedBefore(TopicPartition tp, long offset) {
     Set<Long> parked = parkedAhead.get(tp);
-    return parked != null && parked.remove(offset);
+    return parked != null && parked.contains(offset);
   }
 
   /** Whether the partition's records (and its tiers') may be handled: owned, its keys read back. */
@@ -82,7 +86,9 @@ final class MainPartitions {
    * What a tier record needs before it is called: nothing, unless its main partition's chains are
    * not read back yet (it waits for them), or it is a copy of a head its key no longer waits for (a
    * head read again from the main topic after a crash and resolved there, or a second copy of one):
-   * then it is not called, as a later record of its key may have been handled since.
+   * then it is not called, as a later record of its key may have been handled since. A copy that is
+   * called marks its head so, and the head read again from the main topic after it is not handled
+   * there too (a new owner whose tier copy came before its main-topic read reached the head).
    */
   Optional<RecordStep> tierStep(ConsumerRecord<byte[], byte[]> record, LadderState state) {
     TopicPartition main = new TopicPartition(state.originalTopic(), state.originalPartition());
@@ -92,7 +98,7 @@ final class MainPartitions {
     if (record.key() == null || record.headers().lastHeader(CourierHeaders.ORDERING) == null) {
       return Optional.empty(); // forwarded without key order: nothing waits for it
     }
-    if (chains.headed(main, record.key(), state.originalOffset()).isPresent()) {
+    if (chains.headCopyTaken(main, record.key(), state.originalOffset()).isPresent()) {
       return Optional.empty();
     }
     LOG.info(

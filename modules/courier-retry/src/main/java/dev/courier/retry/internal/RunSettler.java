@@ -84,6 +84,22 @@ public final class RunSettler {
     this.clock = clock;
   }
 
+  /** What the loop does at each poll while it waits for a call (keeping its lease proven). */
+  private Runnable whileBusy = () -> {};
+
+  /** A call's outcome is written only while this member is known to be in its group. */
+  private MembershipLease lease = MembershipLease.NONE;
+
+  /**
+   * @param lease what an outcome waits for before it is written (a forward, a dead letter, a key's
+   *     state): a thawed or cut-off member's would land after its partition's next owner's
+   * @param whileBusy what the loop does at each poll while it waits (seeking proofs)
+   */
+  public void membership(MembershipLease lease, Runnable whileBusy) {
+    this.lease = lease;
+    this.whileBusy = whileBusy;
+  }
+
   /** The run's calls went to the handler thread: a revocation settles what of it started. */
   public void register(Run run) {
     outstanding.add(run);
@@ -118,6 +134,10 @@ public final class RunSettler {
         Optional<HandlerCalls.Result> result = handlerCall.await(FIRST_WAIT);
         Settled slow = Settled.DONE;
         if (result.isPresent()) {
+          if (!leaseHeld(run)) {
+            leftCleanly = true;
+            return Settled.NOT_DONE; // lost meanwhile: the next owner redoes it
+          }
           called(run, call, result.get());
         } else {
           slow = awaitSlowCall(run, call);
@@ -200,6 +220,34 @@ public final class RunSettler {
     }
   }
 
+  /**
+   * Whether the member is known to be in its group, so the outcome of a call it made may be
+   * written; if not, polls (every partition paused) until a proof comes or the run's partition is
+   * lost, revoked or the loop stops.
+   */
+  private boolean leaseHeld(Run run) {
+    if (lease.holds()) {
+      return true;
+    }
+    Run before = inFlight;
+    inFlight = run;
+    pauses.pauseForCall(consumer.assignment());
+    try {
+      while (!lease.awaitFor(BUSY_POLL)) {
+        if (run.finished || shutdown.requested() || revoked.contains(run.tp)) {
+          return false;
+        }
+        pollWhileBusy();
+      }
+      return !run.finished;
+    } finally {
+      inFlight = before;
+      if (before == null) {
+        pauses.resumeAfterCall();
+      }
+    }
+  }
+
   private void called(Run run, RecordStep.Call call, HandlerCalls.Result result) {
     outcomes.called(run.record(), call.state(), call.tier(), result);
     run.nextCall++;
@@ -238,6 +286,9 @@ public final class RunSettler {
       while (!run.finished) {
         Optional<HandlerCalls.Result> result = call.await(BUSY_POLL);
         if (result.isPresent()) {
+          if (!leaseHeld(run)) {
+            return Settled.NOT_DONE;
+          }
           called(run, step, result.get());
           return Settled.DONE;
         }
@@ -313,6 +364,7 @@ public final class RunSettler {
       return; // close() woke us: the call gets until the shutdown deadline
     }
     pauses.rewind(stray);
+    whileBusy.run();
   }
 
   private static String coordinates(ConsumerRecord<?, ?> r) {

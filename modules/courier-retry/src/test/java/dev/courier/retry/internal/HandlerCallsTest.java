@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class HandlerCallsTest {
@@ -135,6 +136,24 @@ class HandlerCallsTest {
       assertThat(run.get(2).started()).isFalse();
     } finally {
       releaseSecond.countDown();
+    }
+  }
+
+  @Test
+  void aCallStartsOnlyWhileTheMembershipLeaseHoldsAndNeverOnceCancelled() throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    MembershipLease lease = new MembershipLease(Duration.ofSeconds(5), nanos::get);
+    List<String> made = new CopyOnWriteArrayList<>();
+    try (HandlerCalls calls =
+        new HandlerCalls("t", Duration.ofSeconds(5), Clock.systemUTC()).gatedBy(lease)) {
+      HandlerCalls.Call cancelled = calls.start(() -> made.add("cancelled"));
+      cancelled.cancelFromHere(); // its partition was lost while it waited
+      HandlerCalls.Call next = calls.start(() -> made.add("next"));
+      assertThat(next.started()).as("no proof yet").isFalse();
+      lease.proven(nanos.get());
+      assertThat(next.await(Duration.ofSeconds(5))).isPresent();
+      assertThat(made).containsExactly("next");
+      assertThat(cancelled.started()).isFalse();
     }
   }
 }

@@ -45,6 +45,40 @@ class KeyChainsTest {
   }
 
   @Test
+  void aHeadWhoseTierCopyCameBackIsNotHandledAgainWhenTheMainTopicIsReadAgain() {
+    KeyChains chains = new KeyChains(10, 10);
+    chains.block(TP, key("a"), 5, T0);
+    chains.follow(TP, record("a", 7), T0);
+    assertThat(chains.headCopyTaken(TP, key("a"), 4)).as("a copy of another record").isEmpty();
+    assertThat(chains.headCopyTaken(TP, key("a"), 5)).isPresent();
+    assertThat(chains.admit(TP, key("a"), 5))
+        .as("its copy is in hand: handling it here too would call or park it twice")
+        .isEqualTo(KeyAdmission.SEEN);
+    chains.drain(chains.chain(TP, key("a")).orElseThrow());
+    chains.released(chains.releasing(TP, key("a"), 7).orElseThrow());
+    chains.block(TP, key("a"), 7, T0.plusSeconds(1)).orElseThrow();
+    assertThat(chains.admit(TP, key("a"), 7))
+        .as("a new head starts without a copy in hand")
+        .isEqualTo(KeyAdmission.FREE);
+  }
+
+  @Test
+  void aHeadHandledAgainFromTheMainTopicLeavesItsTierCopyUncalledUntilItIsForwardedAgain() {
+    KeyChains chains = new KeyChains(10, 10);
+    chains.block(TP, key("a"), 5, T0);
+    assertThat(chains.admit(TP, key("a"), 5))
+        .as("no copy taken yet: the forward may not have been delivered")
+        .isEqualTo(KeyAdmission.FREE);
+    assertThat(chains.headCopyTaken(TP, key("a"), 5))
+        .as("the head is in hand from the main topic: its old copy is stale")
+        .isEmpty();
+    chains.block(TP, key("a"), 5, T0); // it failed again and was forwarded again
+    assertThat(chains.headCopyTaken(TP, key("a"), 5))
+        .as("a copy is the one its key waits for again")
+        .isPresent();
+  }
+
+  @Test
   void aDrainingKeyReleasesInOrderAndAReleasedRecordThatFailsBecomesTheHead() {
     KeyChains chains = new KeyChains(10, 10);
     KeyChain c = chains.block(TP, key("a"), 5, T0).orElseThrow();
