@@ -27,7 +27,7 @@ public final class FaultCampaign {
     int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 30;
     int perSecond = args.length > 3 ? Integer.parseInt(args[3]) : 40;
     boolean ordered = args.length > 4 && args[4].equals("ordered");
-    long minutes = Long.getLong("bench.campaign.minutes", Long.MAX_VALUE / 60_000_000_000L);
+    long minutes = Long.getLong("bench.campaign.minutes", 0);
     List<FaultRunResult> runs = run(first, seeds, seconds, perSecond, ordered, minutes);
     List<String> violations = violations(runs);
     BenchmarkReport.write(
@@ -47,13 +47,17 @@ public final class FaultCampaign {
     }
   }
 
-  /** The runs, seed after seed, until {@code seeds} ran or {@code minutes} passed. */
+  /**
+   * The runs, seed after seed, until {@code seeds} ran or {@code minutes} passed ({@code 0}: no
+   * limit).
+   */
   static List<FaultRunResult> run(
       long first, int seeds, int seconds, int perSecond, boolean ordered, long minutes)
       throws Exception {
-    long deadline = System.nanoTime() + minutes * 60_000_000_000L;
+    long began = System.nanoTime();
+    long limit = minutes <= 0 ? Long.MAX_VALUE : minutes * 60_000_000_000L;
     List<FaultRunResult> runs = new ArrayList<>();
-    for (long seed = first; seed < first + seeds && System.nanoTime() < deadline; seed++) {
+    for (long seed = first; seed < first + seeds && System.nanoTime() - began < limit; seed++) {
       long start = System.nanoTime();
       FaultRunResult r = WorkerGroupFaultRun.run(seed, seconds, perSecond, ordered);
       runs.add(r);

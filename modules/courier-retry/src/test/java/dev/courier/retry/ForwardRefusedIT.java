@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -168,30 +169,23 @@ class ForwardRefusedIT {
   @Test
   void aHeadWhoseDeadLetterIsRefusedHoldsItsKeyUntilKafkaTakesIt(TestDatabase db) throws Exception {
     try (KafkaProcess kafka = KafkaProcess.scram().start()) {
-      String topic = UniqueNames.topic("dlt-acl");
-      String group = UniqueNames.group("dlt-acl");
-      kafka.createTopic(topic, 1);
-      RetryTopics ladder = new RetryTopics(topic, group, 1);
-      allowWorker(kafka, topic, group, ladder.tier(1));
-      Map<String, Object> superUser = LadderTestSettings.prefixed(admin(kafka));
+      DltDenied denied = DltDenied.on(kafka, "dlt-acl");
+      String topic = denied.topic();
+      String group = denied.group();
+      RetryTopics ladder = denied.ladder();
+      Map<String, Object> superUser = denied.superUser();
       Map<String, Object> settings = oneKeyOfThree(kafka, topic, group);
       RetryingConsumer<String, String> consumer =
-          RetryingConsumer.builder(settings, new StringDeserializer(), new StringDeserializer())
-              .handler(
-                  record -> {
-                    String op =
-                        CourierHeaders.text(record.headers(), CourierHeaders.ID).orElseThrow();
-                    int call =
-                        calls.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
-                    if (op.equals("op-1")) {
-                      if (call == 1) {
-                        throw new IOException("the endpoint timed out"); // to tier 1
-                      }
-                      throw new KeyOrderIT.Refused("op-1 is refused");
-                    }
-                  })
-              .meterRegistry(new SimpleMeterRegistry())
-              .build();
+          consumer(
+              settings,
+              (op, call) -> {
+                if (op.equals("op-1")) {
+                  if (call == 1) {
+                    throw new IOException("the endpoint timed out"); // to tier 1
+                  }
+                  throw new KeyOrderIT.Refused("op-1 is refused");
+                }
+              });
 
       AtomicBoolean dltWritable = new AtomicBoolean();
       Running.until(
@@ -220,6 +214,65 @@ class ForwardRefusedIT {
     }
   }
 
+  /**
+   * Dead letters refused one after another, found in separate turns of the loop: each refusal sends
+   * its partition back to read the record again, and a later refusal (of a record sent before the
+   * first one was found) must not send it forward past the first. Before, it did: the records
+   * between were held uncommitted and never read again (FaultCampaign seed 14 of 2026-12-07, 22 to
+   * 73 records of a run "lost" while the DLT's writes were denied).
+   */
+  @Test
+  void refusedDeadLettersFoundOneByOneAreAllReadAgain(TestDatabase db) throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.scram().start()) {
+      DltDenied denied = DltDenied.on(kafka, "dlt-refusals");
+      String topic = denied.topic();
+      String group = denied.group();
+      RetryTopics ladder = denied.ladder();
+      Map<String, Object> superUser = denied.superUser();
+      Map<String, Object> producer = new HashMap<String, Object>(admin(kafka));
+      int records = 30;
+      for (int i = 0; i < records; i++) {
+        send(producer, topic, "op-" + i, 10);
+      }
+      Map<String, Object> settings =
+          LadderTestSettings.of(
+              LadderTestSettings.prefixed(kafka.clientSettings("worker", "worker-secret")),
+              topic,
+              group);
+      settings.put("kafka.max.poll.records", 1); // one record a turn: refusals found turn by turn
+      RetryingConsumer<String, String> consumer =
+          consumer(
+              settings,
+              (op, call) -> {
+                throw new KeyOrderIT.Refused(op + " is refused");
+              });
+
+      AtomicBoolean dltWritable = new AtomicBoolean();
+      Running.until(
+          consumer,
+          x -> {
+            // op-0's letter refused and op-1 called before that was found: the DLT may be written.
+            int called = calls.values().stream().mapToInt(AtomicInteger::get).sum();
+            if (!dltWritable.get() && calls.containsKey("op-1") && called >= 4) {
+              kafka.allow("worker", ResourceType.TOPIC, ladder.deadLetter(), AclOperation.WRITE);
+              dltWritable.set(true);
+            }
+            return dltWritable.get() && dlt(superUser, db, topic, group).size() >= records;
+          },
+          TIMEOUT);
+
+      List<DltRecord> dead = dlt(superUser, db, topic, group);
+      // Every record parked; those parked after a refused one may be parked again when their
+      // partition is read again from it (at least once: without key order nothing remembers them).
+      assertThat(dead)
+          .extracting(d -> d.operationKey().orElseThrow())
+          .as("every record parked")
+          .containsAll(IntStream.range(0, records).mapToObj(i -> "op-" + i).toList());
+      assertThat(dead.get(dead.size() - 1).operationKey()).contains("op-" + (records - 1));
+      assertThat(dead).extracting(DltRecord::reason).isSubsetOf("permanent", "forward-refused");
+    }
+  }
+
   /** op-2 and op-3 each handled, or parked behind op-1 (which is in the DLT). */
   private boolean accounted(
       Map<String, Object> clients, TestDatabase db, String topic, String group) {
@@ -233,6 +286,19 @@ class ForwardRefusedIT {
                             d ->
                                 d.operationKey().orElse("").equals(op)
                                     && d.reason().equals("waiting-behind")));
+  }
+
+  /** A one-partition topic whose ladder's worker may write tier 1 and not the DLT. */
+  private record DltDenied(
+      String topic, String group, RetryTopics ladder, Map<String, Object> superUser) {
+    static DltDenied on(KafkaProcess kafka, String name) {
+      String topic = UniqueNames.topic(name);
+      String group = UniqueNames.group(name);
+      kafka.createTopic(topic, 1);
+      RetryTopics ladder = new RetryTopics(topic, group, 1);
+      allowWorker(kafka, topic, group, ladder.tier(1));
+      return new DltDenied(topic, group, ladder, LadderTestSettings.prefixed(admin(kafka)));
+    }
   }
 
   /** Client settings of the broker's super user, who may write every topic. */
@@ -286,14 +352,29 @@ class ForwardRefusedIT {
   }
 
   private RetryingConsumer<String, String> consumer(Map<String, Object> settings) {
+    return consumer(
+        settings,
+        (op, call) -> {
+          if (call == 1) {
+            throw new IOException("the endpoint timed out"); // transient: to tier 1
+          }
+        });
+  }
+
+  /** How the handler answers the {@code call}-th call of operation {@code op}. */
+  @FunctionalInterface
+  private interface Answer {
+    void answer(String op, int call) throws Exception;
+  }
+
+  /** A ladder on {@code settings} whose handler counts each operation's calls and answers so. */
+  private RetryingConsumer<String, String> consumer(Map<String, Object> settings, Answer answer) {
     return RetryingConsumer.builder(settings, new StringDeserializer(), new StringDeserializer())
         .handler(
             record -> {
               String op = CourierHeaders.text(record.headers(), CourierHeaders.ID).orElseThrow();
-              int call = calls.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
-              if (call == 1) {
-                throw new IOException("the endpoint timed out"); // transient: to tier 1
-              }
+              answer.answer(
+                  op, calls.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet());
             })
         .meterRegistry(new SimpleMeterRegistry())
         .build();

@@ -365,8 +365,9 @@ public final class LadderLoop<K, V> {
         return true;
       }
       if (full) {
-        // At a key-order bound: read again from here once keys drain.
-        consumer.seek(tp, records.get(end).offset());
+        // At a key-order bound: read again from here once keys drain (or from further back, where
+        // a refused forward sent the partition while this run settled).
+        consumer.seek(tp, Math.min(records.get(end).offset(), consumer.position(tp)));
         pauses.holdAtBound(tp, clock.instant().plus(FULL_RECHECK));
         return true;
       }

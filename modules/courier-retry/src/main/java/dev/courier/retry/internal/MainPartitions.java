@@ -200,7 +200,10 @@ final class MainPartitions {
       }
     }
     if (since == null) {
-      return List.of(); // a partition never committed by Courier, and nothing waits
+      // Never committed: a former owner may still have parked records before its first commit
+      // (killed within a commit interval of its start), so the whole DLT is looked at; it holds
+      // little while the group has no commit on the partition.
+      since = Instant.EPOCH;
     }
     Set<Long> parked = store.parked(tp, since);
     long from = commit.map(OffsetAndMetadata::offset).orElse(0L);
