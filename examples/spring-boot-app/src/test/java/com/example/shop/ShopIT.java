@@ -175,7 +175,7 @@ class ShopIT {
         "dlt",
         "replay",
         dlt,
-        "--key",
+        "--operation-key",
         key,
         "--execute",
         "--reason",

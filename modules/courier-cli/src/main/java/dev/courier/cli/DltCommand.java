@@ -6,13 +6,8 @@ import dev.courier.retry.DltReplayer;
 import dev.courier.retry.DltReplayerConfig;
 import dev.courier.retry.ReplayTarget;
 import io.micrometer.core.instrument.Metrics;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,7 +45,20 @@ final class DltCommand {
     @Option(names = "--exception", description = "Text in the exception class or message.")
     String exception;
 
-    @Option(names = "--key", description = "The operation key.")
+    @Option(
+        names = "--operation-key",
+        description = "The operation key (courier.operation.key; operation-key= in the output).")
+    String operationKey;
+
+    @Option(
+        names = "--record-key",
+        description = "The Kafka record's key, as text (record-key= in the output).")
+    String recordKey;
+
+    @Option(
+        names = "--key",
+        hidden = true,
+        description = "Deprecated: either key; use --operation-key or --record-key.")
     String key;
 
     @Option(names = "--since", paramLabel = "ISO-8601", description = "Failed at or after.")
@@ -68,7 +76,15 @@ final class DltCommand {
         f = f.exception(exception);
       }
       if (key != null) {
+        System.err.println(
+            "--key is deprecated (it matches either key): use --operation-key or --record-key");
         f = f.key(key);
+      }
+      if (operationKey != null) {
+        f = f.operationKey(operationKey);
+      }
+      if (recordKey != null) {
+        f = f.recordKey(recordKey);
       }
       if (since != null || until != null) {
         f = f.between(since == null ? Instant.EPOCH : since, until == null ? Instant.MAX : until);
@@ -98,12 +114,16 @@ final class DltCommand {
     }
   }
 
-  static DltReplayer replayer(OperatorSettings settings) {
+  /**
+   * The replayer; with the audit database when {@code changes} (required, exit 2 naming {@value
+   * OperatorSettings#AUDIT_JDBC_URL} without it) or when it is set, read only otherwise.
+   */
+  static DltReplayer replayer(OperatorSettings settings, boolean changes) {
     Map<String, Object> replayer = settings.clients().asSettings();
     replayer.put(DltReplayerConfig.REPLAY_RATE_PER_SECOND, settings.replayRate());
     return DltReplayer.create(
         replayer,
-        settings.auditDatabase(),
+        changes ? settings.auditDatabase() : settings.auditDatabaseIfSet().orElse(null),
         Metrics.globalRegistry,
         Clock.systemUTC(),
         ServiceTracing.global().orElse(null));
@@ -119,7 +139,7 @@ final class DltCommand {
 
     @Override
     public Integer call() {
-      try (DltReplayer replayer = replayer(OperatorSettings.resolve(options))) {
+      try (DltReplayer replayer = replayer(OperatorSettings.resolve(options), false)) {
         List<DltRecord> records = replayer.list(dlt, filters.filter());
         records.forEach(r -> System.out.println(r.render()));
         System.out.println(records.size() + " dead letter(s)");
@@ -139,17 +159,18 @@ final class DltCommand {
 
     @Override
     public Integer call() {
-      try (DltReplayer replayer = replayer(OperatorSettings.resolve(options))) {
+      try (DltReplayer replayer = replayer(OperatorSettings.resolve(options), false)) {
         Optional<DltRecord> found = at.find(replayer);
         if (found.isEmpty()) {
           return 1;
         }
         DltRecord r = found.get();
         System.out.println(r.render());
-        System.out.println("key:   " + text(r.key()));
-        System.out.println("value: " + text(r.value()));
+        System.out.println("record key:    " + r.recordKeyText());
+        System.out.println("operation key: " + r.operationKey().orElse("-"));
+        System.out.println("value:         " + DltRecord.text(r.value()));
         for (Header h : r.headers()) {
-          System.out.println("header " + h.key() + ": " + text(h.value()));
+          System.out.println("header " + h.key() + ": " + DltRecord.text(h.value()));
         }
         return 0;
       }
@@ -197,14 +218,25 @@ final class DltCommand {
 
     @Override
     public Integer call() {
-      try (DltReplayer replayer = replayer(OperatorSettings.resolve(options))) {
+      OperatorSettings settings = OperatorSettings.resolve(options);
+      try (DltReplayer replayer = replayer(settings, execute)) {
         DltReplayer.ReplayPlan plan =
             replayer.plan(
                 dlt,
                 filters.filter(),
                 target == null ? ReplayTarget.failingGroup() : target.resolve());
+        System.out.println(
+            execute
+                ? "REPLAYING (audited, at most " + settings.replayRate() + " record(s)/s):"
+                : "DRY RUN: nothing is sent.");
         System.out.print(plan.render());
         if (!execute) {
+          if (!replayer.auditable()) {
+            System.out.println(
+                "Parked records not checked: "
+                    + OperatorSettings.AUDIT_JDBC_URL
+                    + " is not set (an --execute needs it).");
+          }
           System.out.println("Nothing sent: add --execute --reason WHY to replay.");
           return 0;
         }
@@ -228,7 +260,7 @@ final class DltCommand {
 
     @Override
     public Integer call() {
-      try (DltReplayer replayer = replayer(OperatorSettings.resolve(options))) {
+      try (DltReplayer replayer = replayer(OperatorSettings.resolve(options), true)) {
         Optional<DltRecord> found = at.find(replayer);
         if (found.isEmpty()) {
           return 1;
@@ -237,22 +269,6 @@ final class DltCommand {
         System.out.println("Parked " + found.get().coordinates());
         return 0;
       }
-    }
-  }
-
-  /** UTF-8 when the bytes are text, base64 otherwise (Avro, compressed payloads). */
-  static String text(byte[] bytes) {
-    if (bytes == null) {
-      return "(null)";
-    }
-    try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes))
-          .toString();
-    } catch (CharacterCodingException e) {
-      return "base64:" + Base64.getEncoder().encodeToString(bytes);
     }
   }
 }

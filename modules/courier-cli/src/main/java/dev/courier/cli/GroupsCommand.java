@@ -159,6 +159,7 @@ final class GroupsCommand {
         OffsetResetter resetter =
             resetter(admin, settings, execute ? AuditLog.postgres(settings.auditDatabase()) : null);
         ResetPlan plan = resetter.plan(group, scope.resolve(), target.resolve(group));
+        System.out.println(execute ? "RESETTING (audited):" : "DRY RUN: nothing is changed.");
         System.out.print(plan.render());
         if (!execute) {
           System.out.println("Nothing changed: add --execute --reason WHY to apply this plan.");

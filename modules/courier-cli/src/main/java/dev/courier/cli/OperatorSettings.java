@@ -6,6 +6,7 @@ import dev.courier.retry.DltReplayerConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -80,10 +81,25 @@ final class OperatorSettings extends AbstractConfig {
    * @throws ConfigException naming {@value #AUDIT_JDBC_URL} when it is not set
    */
   DataSource auditDatabase() {
+    return auditDatabaseIfSet()
+        .orElseThrow(
+            () ->
+                new ConfigException(
+                    AUDIT_JDBC_URL,
+                    getString(AUDIT_JDBC_URL),
+                    "required: every change an operator makes is audited"));
+  }
+
+  /**
+   * The audit database when {@value #AUDIT_JDBC_URL} is set: read-only commands use it for what
+   * only it knows (parked dead letters) and do without it.
+   *
+   * @throws ConfigException naming {@value #AUDIT_JDBC_URL} when it is not a PostgreSQL URL
+   */
+  Optional<DataSource> auditDatabaseIfSet() {
     String url = getString(AUDIT_JDBC_URL);
     if (url == null || url.isBlank()) {
-      throw new ConfigException(
-          AUDIT_JDBC_URL, url, "required: every change an operator makes is audited");
+      return Optional.empty();
     }
     if (!url.startsWith("jdbc:postgresql:")) {
       throw new ConfigException(AUDIT_JDBC_URL, url, "not a jdbc:postgresql: URL");
@@ -96,6 +112,6 @@ final class OperatorSettings extends AbstractConfig {
     if (getPassword(AUDIT_JDBC_PASSWORD) != null) {
       db.setPassword(getPassword(AUDIT_JDBC_PASSWORD).value());
     }
-    return db;
+    return Optional.of(db);
   }
 }

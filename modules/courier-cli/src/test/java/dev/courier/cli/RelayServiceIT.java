@@ -123,6 +123,11 @@ class RelayServiceIT {
         await()
             .atMost(TIMEOUT)
             .until(() -> relay.output().contains("no stored position; starting from slot"));
+        // A healthy start says its steps at INFO and warns of nothing (it warned "relay WAITING:
+        // checking Kafka at ..." on every start).
+        assertThat(relay.output())
+            .contains("relay STARTING: checking Kafka at")
+            .doesNotContain("relay WAITING");
         pg.crash();
         CourierProcess.awaitHealth(port, 503, "PostgreSQL");
         assertThat(relay.isAlive()).isTrue();

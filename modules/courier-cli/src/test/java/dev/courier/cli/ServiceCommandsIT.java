@@ -191,6 +191,27 @@ class ServiceCommandsIT {
         assertThat(dead.get(0).reason()).isEqualTo("permanent");
         assertThat(dead.get(0).message()).contains("HTTP 422");
       }
+      // Reading needs no audit database; changing does, and says so naming the key.
+      List<String> cluster = List.of("--set", "bootstrap.servers=" + kafka.bootstrapServers());
+      CourierCommandTest.Run list =
+          CourierCommandTest.run(
+              withSettings(List.of("dlt", "list", dlt, "--operation-key", "op-2"), cluster));
+      assertThat(list.status()).as(list.err()).isZero();
+      assertThat(list.out()).contains("operation-key=op-2").contains("1 dead letter(s)");
+      CourierCommandTest.Run none =
+          CourierCommandTest.run(
+              withSettings(List.of("dlt", "list", dlt, "--record-key", "op-2"), cluster));
+      assertThat(none.out()).as("op-2 is the operation key, not the record key").contains("0 dead");
+      CourierCommandTest.Run dry = CourierCommandTest.run(dltReplay(dlt, cluster));
+      assertThat(dry.status()).as(dry.err()).isZero();
+      assertThat(dry.out())
+          .startsWith("DRY RUN: nothing is sent.")
+          .contains("Plan: replay 1 record(s)")
+          .contains("Parked records not checked: audit.jdbc.url is not set");
+      CourierCommandTest.Run unaudited =
+          CourierCommandTest.run(dltReplay(dlt, cluster, "--execute", "--reason", "r"));
+      assertThat(unaudited.status()).isEqualTo(2);
+      assertThat(unaudited.err()).contains("audit.jdbc.url");
       // courier dlt replay: to the group's own first tier unless told otherwise.
       List<String> operator =
           List.of(
@@ -208,7 +229,10 @@ class ServiceCommandsIT {
           CourierCommandTest.run(
               dltReplay(dlt, operator, "--execute", "--reason", "limit raised", "--actor", "ops"));
       assertThat(replay.status()).as(replay.err()).isZero();
-      assertThat(replay.out()).contains("to the first tier of the group that dead-lettered each");
+      assertThat(replay.out())
+          .startsWith("REPLAYING (audited")
+          .doesNotContain("DRY RUN")
+          .contains("to the first tier of the group that dead-lettered each");
       await().atMost(TIMEOUT).until(() -> keys.size() >= 4);
       assertThat(keys).as("the worker's group received it again").endsWith("op-2");
       assertThat(get(port, "/metrics").body()).contains("courier_retry");
@@ -289,8 +313,13 @@ class ServiceCommandsIT {
 
   private static String[] dltReplay(String dlt, List<String> operator, String... more) {
     List<String> args = new java.util.ArrayList<>(List.of("dlt", "replay", dlt));
-    args.addAll(operator);
     args.addAll(List.of(more));
+    return withSettings(args, operator);
+  }
+
+  private static String[] withSettings(List<String> command, List<String> settings) {
+    List<String> args = new java.util.ArrayList<>(command);
+    args.addAll(settings);
     return args.toArray(String[]::new);
   }
 }

@@ -38,7 +38,7 @@ public record ResetPlan(
     out.append(
         String.format(
             Locale.ROOT,
-            "DRY RUN reset of group %s %s %s (planned %s)%n",
+            "Plan: reset group %s %s %s (planned %s)%n",
             group,
             scope,
             target.describe(),

@@ -44,7 +44,7 @@ class ResetValuesTest {
             List.of(new PartitionMove(tp, 50, 20, 20, 60, Optional.of("orders-0: clamped"))),
             Instant.parse("2026-11-29T12:00:00Z"));
     assertThat(plan.render())
-        .contains("DRY RUN reset of group billing --topic orders --shift-by -100")
+        .contains("Plan: reset group billing --topic orders --shift-by -100")
         .containsPattern("orders\\s+0\\s+50\\s+20\\s+30\\s+0")
         .contains("WARNING orders-0: clamped");
     assertThat(plan.totalReReads()).isEqualTo(30);

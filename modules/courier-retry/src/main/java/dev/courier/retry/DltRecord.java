@@ -122,10 +122,35 @@ public record DltRecord(
     return headers.stream().anyMatch(h -> h.key().equals(CourierHeaders.PAYLOAD_OMITTED));
   }
 
+  /** The record key as {@link #text(byte[])} shows it. */
+  public String recordKeyText() {
+    return key == null ? "-" : text(key);
+  }
+
+  /**
+   * Bytes as an operator reads them: UTF-8 when they decode, {@code base64:...} otherwise (Avro,
+   * compressed payloads), {@code (null)} for none.
+   */
+  public static String text(byte[] bytes) {
+    if (bytes == null) {
+      return "(null)";
+    }
+    try {
+      return java.nio.charset.StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      return "base64:" + java.util.Base64.getEncoder().encodeToString(bytes);
+    }
+  }
+
   public String render() {
     return String.format(
             java.util.Locale.ROOT,
-            "%s  from %s-%d@%d  reason=%s  attempts=%d  failed=%s  key=%s  %s: %s%s",
+            "%s  from %s-%d@%d  reason=%s  attempts=%d  failed=%s  operation-key=%s"
+                + "  record-key=%s  %s: %s%s",
             coordinates(),
             originalTopic,
             originalPartition,
@@ -134,6 +159,7 @@ public record DltRecord(
             attempts,
             failedAt,
             operationKey.orElse("-"),
+            recordKeyText(),
             exceptionClass,
             message,
             valueOmitted() ? "  (value omitted: read from the original at replay)" : "")

@@ -58,7 +58,7 @@ public final class DltReplayer implements AutoCloseable {
     public String render() {
       StringBuilder out =
           new StringBuilder(
-              "DRY RUN replay of "
+              "Plan: replay "
                   + records.size()
                   + " record(s) from "
                   + dltTopic
@@ -112,7 +112,7 @@ public final class DltReplayer implements AutoCloseable {
   /**
    * A replayer for the cluster these {@link DltReplayerConfig} settings name ({@code
    * bootstrap.servers}, {@code kafka.*}, {@code retry.replay.rate.per.second}), with its audit log
-   * in {@code dataSource}.
+   * in {@code dataSource} (null: read only, see {@link #auditable()}).
    *
    * @throws org.apache.kafka.common.config.ConfigException naming a bad setting
    */
@@ -143,7 +143,7 @@ public final class DltReplayer implements AutoCloseable {
     pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     return new DltReplayer(
         config,
-        new DltStore(dataSource),
+        dataSource == null ? null : new DltStore(dataSource),
         new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer()),
         registry,
         clock,
@@ -219,9 +219,12 @@ public final class DltReplayer implements AutoCloseable {
         target.<ReplayTarget>map(ReplayTarget::topic).orElse(ReplayTarget.originalTopics()));
   }
 
-  /** The dry run: what {@link #replay} would send, parked records left out. */
+  /**
+   * The dry run: what {@link #replay} would send, parked records left out (none known without an
+   * audit log: {@link #auditable()}).
+   */
   public ReplayPlan plan(String dltTopic, DltFilter filter, ReplayTarget target) {
-    Set<String> parked = store.parked(dltTopic);
+    Set<String> parked = store == null ? Set.of() : store.parked(dltTopic);
     List<DltRecord> send = new ArrayList<>();
     List<DltRecord> skip = new ArrayList<>();
     for (DltRecord r : list(dltTopic, filter)) {
@@ -232,6 +235,7 @@ public final class DltReplayer implements AutoCloseable {
 
   /** Sends a plan's records, at most the configured rate, audited. */
   public ReplayResult replay(ReplayPlan plan, String actor, String reason) {
+    DltStore store = audited("replay");
     requireText(actor, "actor");
     requireText(reason, "a reason");
     long id =
@@ -295,8 +299,25 @@ public final class DltReplayer implements AutoCloseable {
     return new ReplayResult(id, sent.size(), sent, skipped);
   }
 
+  /**
+   * Whether this replayer has an audit log (made with a {@code DataSource}): without one it lists,
+   * inspects and plans (knowing no parked records), and refuses every change.
+   */
+  public boolean auditable() {
+    return store != null;
+  }
+
+  private DltStore audited(String what) {
+    if (store == null) {
+      throw new IllegalStateException(
+          "cannot " + what + " without an audit log: create the replayer with a DataSource");
+    }
+    return store;
+  }
+
   /** Marks a dead letter as never to be replayed (audited). */
   public void park(DltRecord record, String actor, String reason) {
+    DltStore store = audited("park");
     requireText(actor, "actor");
     requireText(reason, "a reason");
     long id =
@@ -309,7 +330,7 @@ public final class DltReplayer implements AutoCloseable {
 
   /** The audit entries of a DLT in words (oldest first). */
   public List<String> auditTrail(String dltTopic) {
-    return store.entries(dltTopic).stream()
+    return audited("read the audit trail").entries(dltTopic).stream()
         .map(
             e ->
                 e.id()

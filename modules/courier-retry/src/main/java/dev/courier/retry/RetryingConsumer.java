@@ -20,6 +20,7 @@ import io.micrometer.core.instrument.Metrics;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -117,7 +118,7 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
     if (loop != null || closedBeforeStart) {
       return;
     }
-    LadderLoop.Parts made = LadderSetup.start(config, topics, metrics, progress);
+    LadderLoop.Parts made = LadderSetup.start(config, topics, metrics, progress, parts.clock);
     LadderPublisher publisher = made.publisher();
     RetryDecider rules = new RetryDecider(config.policy(), parts.random);
     Outcomes outcomes = new Outcomes(publisher, classifier, rules, metrics, progress, parts.clock);
@@ -205,6 +206,14 @@ public final class RetryingConsumer<K, V> implements AutoCloseable {
    */
   public long dltDepth() {
     return metrics.dltDepth.get();
+  }
+
+  /**
+   * When {@link #dltDepth()} was counted (every 30 s, on the probe's own thread), empty before the
+   * first count: a dead letter written since is not in it yet.
+   */
+  public Optional<Instant> dltDepthCountedAt() {
+    return Optional.ofNullable(metrics.dltDepthCountedAt.get());
   }
 
   /**

@@ -94,7 +94,7 @@ class DltReplayIT {
           replayer.plan(dlt, DltFilter.all(), ReplayTarget.failingGroup());
       assertThat(plan.records()).hasSize(5);
       assertThat(plan.parked()).hasSize(1);
-      assertThat(plan.render()).contains("DRY RUN replay of 5").contains("PARKED");
+      assertThat(plan.render()).contains("Plan: replay 5").contains("PARKED");
       assertThatThrownBy(() -> replayer.replay(plan, "ops@example.com", ""))
           .hasMessageContaining("reason is required");
       long started = System.nanoTime();

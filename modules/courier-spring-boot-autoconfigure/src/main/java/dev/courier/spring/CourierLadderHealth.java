@@ -10,10 +10,10 @@ import org.springframework.boot.health.contributor.Status;
 
 /**
  * The retry ladder's health: one entry per {@code @KafkaListener} on it, with its topic, group,
- * counts, the records in its DLT and, when it cannot work now, why. {@code DOWN} when a listener
- * failed for good (a missing main topic, topics it may not create); a listener waiting for Kafka
- * reports {@code DEGRADED}, which Spring Boot's default aggregation leaves out, so the application
- * stays in service.
+ * counts, the records in its DLT (with when they were counted) and, when it cannot work now, why.
+ * {@code DOWN} when a listener failed for good (a missing main topic, topics it may not create); a
+ * listener waiting for Kafka reports {@code DEGRADED}, which Spring Boot's default aggregation
+ * leaves out, so the application stays in service.
  */
 public final class CourierLadderHealth implements HealthIndicator {
 
@@ -39,6 +39,9 @@ public final class CourierLadderHealth implements HealthIndicator {
       details.put("retried", progress.retried());
       details.put("deadLettered", progress.deadLettered());
       details.put("dltDepth", container.dltDepth());
+      // Counted every 30 s: a dead letter written since is in deadLettered, not yet in dltDepth.
+      details.put(
+          "dltDepthCountedAt", container.dltDepthCountedAt().map(Object::toString).orElse("never"));
       details.put("dlt", container.topics().deadLetter());
       Optional<String> problem = container.problem();
       problem.ifPresent(p -> details.put("problem", p));

@@ -5,6 +5,7 @@ import dev.courier.retry.RetryProgress;
 import dev.courier.retry.RetryTopics;
 import dev.courier.retry.RetryingConsumer;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -247,6 +248,22 @@ public final class CourierRetryContainer implements MessageListenerContainer {
       depth = Math.max(depth, consumer.dltDepth());
     }
     return depth;
+  }
+
+  /**
+   * When {@link #dltDepth()} was counted: the oldest count of its consumers (each counts every 30
+   * s), empty until every one has counted.
+   */
+  public synchronized Optional<Instant> dltDepthCountedAt() {
+    Instant oldest = null;
+    for (RetryingConsumer<Object, Object> consumer : running) {
+      Optional<Instant> at = consumer.dltDepthCountedAt();
+      if (at.isEmpty()) {
+        return Optional.empty();
+      }
+      oldest = oldest == null || at.get().isBefore(oldest) ? at.get() : oldest;
+    }
+    return Optional.ofNullable(oldest);
   }
 
   /** Why it cannot do its work now (it failed to start, or a consumer says why), if it cannot. */

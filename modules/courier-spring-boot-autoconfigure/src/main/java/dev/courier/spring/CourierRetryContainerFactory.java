@@ -52,6 +52,7 @@ public final class CourierRetryContainerFactory
   private final Supplier<Deserializer<Object>> keys;
   private final Supplier<Deserializer<Object>> values;
   private final FailureClassifier classifier;
+  private boolean autoStartup = true;
   private final MeterRegistry registry;
   private final Clock clock;
   private final OpenTelemetry openTelemetry;
@@ -133,9 +134,9 @@ public final class CourierRetryContainerFactory
               return consumer.build();
             });
     endpoint.setupListenerContainer(container, null);
-    if (endpoint.getAutoStartup() != null) {
-      container.setAutoStartup(endpoint.getAutoStartup());
-    }
+    // As Spring Kafka's factories: the endpoint's own setting wins, then the factory's.
+    container.setAutoStartup(
+        endpoint.getAutoStartup() != null ? endpoint.getAutoStartup() : autoStartup);
     containers.add(container);
     return container;
   }
@@ -190,6 +191,15 @@ public final class CourierRetryContainerFactory
   private static boolean hasRetryableTopic(Method method) {
     return AnnotatedElementUtils.hasAnnotation(method, RetryableTopic.class)
         || AnnotatedElementUtils.hasAnnotation(method.getDeclaringClass(), RetryableTopic.class);
+  }
+
+  /**
+   * Whether the containers this factory makes start with the application context (default true; an
+   * endpoint's {@code autoStartup} wins); the starter sets it from {@code
+   * spring.kafka.listener.auto-startup}, as Boot does for Spring Kafka's factory.
+   */
+  public void setAutoStartup(boolean autoStartup) {
+    this.autoStartup = autoStartup;
   }
 
   /** The containers made so far, for health and progress. */

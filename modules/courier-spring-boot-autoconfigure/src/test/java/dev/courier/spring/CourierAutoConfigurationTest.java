@@ -6,12 +6,23 @@ import dev.courier.outbox.OutboxRelayConfig;
 import dev.courier.outbox.OutboxWriter;
 import dev.courier.spring.autoconfigure.CourierAutoConfiguration;
 import dev.courier.spring.autoconfigure.CourierOutboxAutoConfiguration;
+import dev.courier.spring.internal.CourierPropertyFailureAnalyzer;
 import dev.courier.spring.internal.CourierSettings;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
-import org.apache.kafka.common.config.ConfigException;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -72,29 +83,58 @@ class CourierAutoConfigurationTest {
   }
 
   @Test
-  void anUnknownCourierKeyFailsTheStartNamingIt() {
-    runner
-        .withPropertyValues("courier.outbox.slot.nmae=x")
-        .run(
-            context ->
-                assertThat(context)
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(ConfigException.class)
-                    .hasMessageContaining("courier.outbox.slot.nmae"));
+  void anUnknownCourierKeyFailsTheStartNamingItAndTheNearestKnownOne() {
+    refusal("courier.outbox.slot.nmae=x")
+        .hasMessage(
+            "courier.outbox.slot.nmae=x: no such Courier setting"
+                + " (did you mean courier.outbox.slot.name?)");
   }
 
   @Test
-  void aBadValueFailsTheStartNamingTheKey() {
+  void aBadValueFailsTheStartNamingThePropertyAsWrittenAndWhatItTakes() {
+    refusal("courier.outbox.shard.count=0")
+        .hasMessageStartingWith("courier.outbox.shard.count=0: ")
+        .hasMessageContaining("takes int [1,")
+        .hasMessageNotContaining("Invalid value");
+  }
+
+  /**
+   * A bad retry value fails the start of an application that has no ladder listener yet; before, it
+   * was found only when a container on courierRetryContainerFactory was built.
+   */
+  @Test
+  void aBadRetryValueFailsTheStartWithoutAnyListener() {
+    refusal("courier.retry.max.attempts=three")
+        .hasMessage(
+            "courier.retry.max.attempts=three: Not a number of type INT"
+                + " (takes int [1,...,20]; default 4)");
+  }
+
+  @Test
+  void aSwitchTakesOnlyTrueOrFalse() {
+    refusal("courier.outbox.enabled=maybe")
+        .hasMessage("courier.outbox.enabled=maybe: not a boolean (true or false)");
+  }
+
+  /**
+   * Spring Boot's failure analysis, found as Boot finds it (spring.factories), reports the property
+   * instead of the bean it broke.
+   */
+  @Test
+  void theFailureAnalysisNamesThePropertyItsValueAndWhatItTakes() throws IOException {
+    assertThat(failureAnalyzersDeclared()).contains(CourierPropertyFailureAnalyzer.class.getName());
     runner
-        .withPropertyValues("courier.outbox.shard.count=0")
+        .withPropertyValues("courier.retry.max.attempts=three")
         .run(
-            context ->
-                assertThat(context)
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(ConfigException.class)
-                    .hasMessageContaining("outbox.shard.count"));
+            context -> {
+              FailureAnalysis analysis =
+                  new CourierPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+              assertThat(analysis.getDescription())
+                  .contains("'courier.retry.max.attempts' with value 'three'");
+              assertThat(analysis.getAction())
+                  .contains("Correct 'courier.retry.max.attempts'")
+                  .contains("takes int");
+            });
   }
 
   @Test
@@ -142,5 +182,35 @@ class CourierAutoConfigurationTest {
     OutboxWriter myWriter() {
       return WRITER;
     }
+  }
+
+  /** The root cause of the start with {@code property}: Courier's refusal of it. */
+  private AbstractThrowableAssert<?, ? extends Throwable> refusal(String property) {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    runner.withPropertyValues(property).run(context -> failure.set(context.getStartupFailure()));
+    return assertThat(failure.get())
+        .isNotNull()
+        .rootCause()
+        .isInstanceOf(CourierPropertyException.class);
+  }
+
+  /** Every FailureAnalyzer the classpath's spring.factories declare, as Boot reads them. */
+  private static List<String> failureAnalyzersDeclared() throws IOException {
+    List<String> names = new ArrayList<>();
+    for (URL url :
+        Collections.list(
+            CourierAutoConfigurationTest.class
+                .getClassLoader()
+                .getResources("META-INF/spring.factories"))) {
+      Properties factories = new Properties();
+      try (InputStream in = url.openStream()) {
+        factories.load(in);
+      }
+      String declared = factories.getProperty(FailureAnalyzer.class.getName(), "");
+      for (String name : declared.split(",")) {
+        names.add(name.trim());
+      }
+    }
+    return names;
   }
 }

@@ -10,6 +10,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.EnableKafka;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.MessageListenerContainer;
 
 /**
  * Listeners Courier's retry ladder cannot run are refused when the application starts, before any
@@ -48,6 +50,52 @@ class RetryListenerRefusalsTest {
         .run(
             context ->
                 assertThat(context).getFailure().hasMessageContaining("needs a groupId or an id"));
+  }
+
+  /**
+   * {@code spring.kafka.listener.auto-startup=false} holds Courier's ladder containers as it holds
+   * Spring Kafka's (it did not: they started with the context); the registry starts them when
+   * asked.
+   */
+  @Test
+  void springsAutoStartupSettingHoldsTheLadderContainers() {
+    runner
+        .withPropertyValues("spring.kafka.listener.auto-startup=false")
+        .withUserConfiguration(OneTopic.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              MessageListenerContainer container =
+                  context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer("one");
+              assertThat(container).isInstanceOf(CourierRetryContainer.class);
+              assertThat(container.isAutoStartup()).isFalse();
+              assertThat(container.isRunning()).isFalse();
+            });
+    runner
+        .withUserConfiguration(OneTopic.class)
+        .run(
+            context ->
+                assertThat(
+                        context
+                            .getBean(KafkaListenerEndpointRegistry.class)
+                            .getListenerContainer("one")
+                            .isAutoStartup())
+                    .isTrue());
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @EnableKafka
+  static class OneTopic {
+    @Bean
+    Object listener() {
+      return new Object() {
+        @KafkaListener(
+            id = "one",
+            topics = "a",
+            containerFactory = CourierRetryContainerFactory.BEAN_NAME)
+        void on(ConsumerRecord<String, String> record) {}
+      };
+    }
   }
 
   @Configuration(proxyBeanMethods = false)

@@ -1,5 +1,6 @@
 package dev.courier.testkit;
 
+import dev.courier.testkit.internal.KafkaJarVersions;
 import dev.courier.testkit.internal.TempDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -179,6 +180,8 @@ public final class KafkaProcess implements AutoCloseable {
 
   /** Starts every node (again, on the same data and ports) and waits until all answer. */
   public KafkaProcess start() {
+    // The child JVM runs on this classpath: one Kafka version, or a message naming the fix.
+    KafkaJarVersions.requireOne(KafkaJarVersions.on(KafkaProcess.class.getClassLoader()));
     for (Node node : nodes) {
       if (node.process == null || !node.process.isAlive()) {
         start(node.id);

@@ -53,7 +53,7 @@ public final class SetupChecks implements AutoCloseable {
     // PostgreSQL passed: an outage of it being waited out is over, so its reason goes.
     String kafkaAt = "Kafka at " + config.clients().bootstrapServersValue();
     if (!state.current().reason().startsWith(kafkaAt)) {
-      state.waiting("WAITING", "checking " + kafkaAt);
+      state.waiting("STARTING", "checking " + kafkaAt);
     }
     try {
       kafka.join();
@@ -69,11 +69,13 @@ public final class SetupChecks implements AutoCloseable {
     start.mark("checks");
   }
 
-  /** Says what is being checked, unless an outage is being waited out: its reason stays. */
+  /**
+   * Says what is being checked, unless an outage is being waited out: its reason stays. A check is
+   * a step of every start, so it is STARTING (logged at INFO), not WAITING (a WARN: an outage).
+   */
   private void checking(String what) {
-    if (!state.current().status().equals("WAITING")
-        || state.current().reason().startsWith("checking")) {
-      state.waiting("WAITING", what);
+    if (!state.current().status().equals("WAITING")) {
+      state.waiting("STARTING", what);
     }
   }
 

@@ -1,7 +1,9 @@
 package dev.courier.retry.internal;
 
 import dev.courier.core.internal.KafkaFutures;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -21,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Counts the records in a dead-letter topic every so often, on its own thread with its own Admin
  * client: the consumer loop never blocks on it. A failed count keeps the last figure (-1 before the
- * first), logged at debug since the loop's own health says more.
+ * first), logged at debug since the loop's own health says more; the time of the last count says
+ * how old the figure is.
  */
 public final class DltDepthProbe implements AutoCloseable {
 
@@ -31,14 +35,23 @@ public final class DltDepthProbe implements AutoCloseable {
   private final Map<String, Object> adminConfig;
   private final String topic;
   private final AtomicLong depth;
+  private final AtomicReference<Instant> countedAt;
+  private final Clock clock;
   private final ScheduledExecutorService scheduler;
 
   private Admin admin;
 
-  public DltDepthProbe(Map<String, Object> adminConfig, String topic, AtomicLong depth) {
+  public DltDepthProbe(
+      Map<String, Object> adminConfig,
+      String topic,
+      AtomicLong depth,
+      AtomicReference<Instant> countedAt,
+      Clock clock) {
     this.adminConfig = Map.copyOf(adminConfig);
     this.topic = topic;
     this.depth = depth;
+    this.countedAt = countedAt;
+    this.clock = clock;
     depth.set(-1);
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
@@ -76,6 +89,7 @@ public final class DltDepthProbe implements AutoCloseable {
           KafkaFutures.await(admin.listOffsets(latest).all(), TIMEOUT);
       depth.set(
           parts.stream().mapToLong(tp -> end.get(tp).offset() - start.get(tp).offset()).sum());
+      countedAt.set(clock.instant());
     } catch (RuntimeException e) {
       LOG.debug("cannot count the records in {}: {}", topic, e.toString());
     }

@@ -4,6 +4,7 @@ import dev.courier.core.internal.KafkaConnection;
 import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryOrdering;
 import dev.courier.retry.RetryTopics;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +41,11 @@ public final class LadderSetup {
    *     is missing or the principal may not create the ladder's topics
    */
   public static LadderLoop.Parts start(
-      RetryConfig config, RetryTopics topics, RetryMetrics metrics, LadderProgress progress) {
+      RetryConfig config,
+      RetryTopics topics,
+      RetryMetrics metrics,
+      LadderProgress progress,
+      Clock clock) {
     List<String> drain;
     boolean sharedBlocked = false;
     try (Admin admin = Admin.create(config.clients().admin())) {
@@ -114,7 +119,12 @@ public final class LadderSetup {
                   intSetting(cc, ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000)));
     }
     DltDepthProbe depth =
-        new DltDepthProbe(config.clients().admin(), topics.deadLetter(), metrics.dltDepth)
+        new DltDepthProbe(
+                config.clients().admin(),
+                topics.deadLetter(),
+                metrics.dltDepth,
+                metrics.dltDepthCountedAt,
+                clock)
             .start(DEPTH_EVERY);
     Duration lease = leaseLength(cc);
     MembershipProbe membership =

@@ -7,9 +7,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The ladder's meters, every one tagged with the consumer {@code group} and the main {@code topic}
@@ -28,6 +30,9 @@ public final class RetryMetrics {
   public final Counter commitsRefused;
   public final Counter commitFailures;
   public final AtomicLong dltDepth = new AtomicLong();
+
+  /** When {@link #dltDepth} was last counted; null before the first count. */
+  public final AtomicReference<Instant> dltDepthCountedAt = new AtomicReference<>();
 
   public RetryMetrics(MeterRegistry registry, String group, String topic, int tiers) {
     this.registry = registry;

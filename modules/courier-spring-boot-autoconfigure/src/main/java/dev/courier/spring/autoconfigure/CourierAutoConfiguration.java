@@ -18,7 +18,8 @@ import org.springframework.core.env.Environment;
 /**
  * Courier's settings, read once at start from {@code courier.*} and, where those do not say, from
  * Spring's Kafka ({@code spring.kafka.*}, or a {@code @ServiceConnection}) and DataSource ({@code
- * spring.datasource.*}) settings. An unknown {@code courier.} key fails the start, naming it.
+ * spring.datasource.*}) settings. An unknown {@code courier.} key or a bad value fails the start,
+ * naming the property (the failure analysis says what it takes).
  */
 @AutoConfiguration(
     afterName = {
@@ -38,8 +39,7 @@ public class CourierAutoConfiguration {
             CourierSettings.courierProperties(environment),
             kafka.getIfAvailable(() -> Map::of).settings(),
             database.getIfAvailable(() -> Map::of).settings());
-    CourierSettings.checkKnown(
-        CourierSettings.applicationKeys(environment), KnownDefinitions.present());
+    settings.check(CourierSettings.applicationKeys(environment), KnownDefinitions.present());
     return settings;
   }
 

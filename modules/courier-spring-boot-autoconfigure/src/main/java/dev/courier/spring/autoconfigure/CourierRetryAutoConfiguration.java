@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.kafka.config.KafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
 
@@ -49,18 +50,26 @@ public class CourierRetryAutoConfiguration {
       ObjectProvider<FailureClassifier> classifier,
       ObjectProvider<MeterRegistry> registry,
       ObjectProvider<Clock> clock,
-      ObjectProvider<OpenTelemetry> openTelemetry) {
+      ObjectProvider<OpenTelemetry> openTelemetry,
+      Environment environment) {
     ConsumerFactory<?, ?> consumers = consumerFactory.getIfAvailable();
     Map<String, Object> consumerProperties =
         consumers == null ? Map.of() : consumers.getConfigurationProperties();
-    return new CourierRetryContainerFactory(
-        settings.forComponent(RetryConfig.configDef(), false),
-        Deserializers.of(consumerProperties, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, true),
-        Deserializers.of(consumerProperties, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, false),
-        classifier.getIfAvailable(),
-        registry.getIfAvailable(() -> Metrics.globalRegistry),
-        clock.getIfAvailable(Clock::systemUTC),
-        openTelemetry.getIfAvailable());
+    CourierRetryContainerFactory factory =
+        new CourierRetryContainerFactory(
+            settings.forComponent(RetryConfig.configDef(), false),
+            Deserializers.of(
+                consumerProperties, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, true),
+            Deserializers.of(
+                consumerProperties, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, false),
+            classifier.getIfAvailable(),
+            registry.getIfAvailable(() -> Metrics.globalRegistry),
+            clock.getIfAvailable(Clock::systemUTC),
+            openTelemetry.getIfAvailable());
+    // spring.kafka.listener.auto-startup=false stops Courier's ladder containers too.
+    factory.setAutoStartup(
+        environment.getProperty("spring.kafka.listener.auto-startup", Boolean.class, true));
+    return factory;
   }
 
   @Bean

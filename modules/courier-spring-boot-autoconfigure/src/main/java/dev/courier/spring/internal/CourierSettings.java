@@ -1,12 +1,15 @@
 package dev.courier.spring.internal;
 
 import dev.courier.core.ClientSettings;
+import dev.courier.spring.CourierPropertyException;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -24,8 +27,9 @@ import org.springframework.core.env.StandardEnvironment;
  * fill what the user did not set under {@code courier.}, so an application configures Kafka and
  * PostgreSQL once.
  *
- * <p>Read once, at start; {@link #checkKnown} refuses a key no Courier definition declares, naming
- * it with its {@code courier.} prefix, as the services refuse an unknown key.
+ * <p>Read once, at start; {@link #check} refuses a key no Courier definition declares and a value
+ * its definition does not allow, naming the property with its {@code courier.} prefix, as the
+ * services refuse a bad setting.
  */
 public final class CourierSettings {
 
@@ -194,39 +198,92 @@ public final class CourierSettings {
    * One setting of a definition, parsed and checked by it: the {@code courier.} value, or the
    * definition's default.
    *
-   * @throws ConfigException naming the key when the value is not valid
+   * @throws CourierPropertyException naming the property, prefix included, when the value is not
+   *     valid
    */
   public Object value(ConfigDef definition, String key) {
     ConfigDef.ConfigKey declared = definition.configKeys().get(key);
     String raw = courier.get(key);
-    if (raw == null) {
-      return declared.defaultValue;
-    }
-    Object parsed = ConfigDef.parseType(key, raw, declared.type);
-    if (declared.validator != null) {
-      declared.validator.ensureValid(key, parsed);
-    }
-    return parsed;
+    return raw == null ? declared.defaultValue : parsed(declared, raw);
   }
 
   /**
-   * Refuses a {@code courier.} key (of {@link #applicationKeys}) that none of the definitions
-   * declares and that is neither a Kafka client setting nor one of the {@link #SWITCHES}.
+   * Checks every {@code courier.} key the application sets ({@link #applicationKeys}) at start,
+   * whichever of Courier's parts it uses: a key that none of the definitions declares and that is
+   * neither a Kafka client setting nor one of the {@link #SWITCHES} is refused, with the nearest
+   * known key; a declared key's value is parsed and validated by each definition declaring it.
    *
-   * @throws ConfigException naming the first such key with its {@code courier.} prefix
+   * @throws CourierPropertyException naming the first bad property as written, prefix included
    */
-  public static void checkKnown(Set<String> keys, Collection<ConfigDef> definitions) {
-    Set<String> known = new TreeSet<>();
-    SWITCHES.forEach(s -> known.add(s.key()));
-    definitions.forEach(d -> known.addAll(d.names()));
+  public void check(Set<String> keys, Collection<ConfigDef> definitions) {
+    Map<String, List<ConfigDef.ConfigKey>> declared = new TreeMap<>();
+    definitions.forEach(
+        d ->
+            d.configKeys()
+                .forEach((k, v) -> declared.computeIfAbsent(k, x -> new ArrayList<>()).add(v)));
+    Set<String> switches = new TreeSet<>();
+    SWITCHES.forEach(s -> switches.add(s.key()));
     for (String key : new TreeSet<>(keys)) {
-      if (!known.contains(key) && !key.startsWith(ClientSettings.PREFIX)) {
-        throw new ConfigException(
+      if (key.startsWith(ClientSettings.PREFIX)) {
+        continue; // Kafka's client checks its own settings when it is created
+      }
+      String raw = courier.get(key);
+      if (switches.contains(key)) {
+        if (raw != null && !raw.equalsIgnoreCase("true") && !raw.equalsIgnoreCase("false")) {
+          throw new CourierPropertyException(PREFIX + key, raw, "not a boolean", "true or false");
+        }
+        continue;
+      }
+      List<ConfigDef.ConfigKey> by = declared.get(key);
+      if (by == null) {
+        Set<String> known = new TreeSet<>(declared.keySet());
+        known.addAll(switches);
+        throw new CourierPropertyException(
             PREFIX + key,
-            null,
-            "no such Courier setting (the keys are those of docs/configuration.md, with the"
-                + " prefix 'courier.'; Kafka client settings take 'courier.kafka.')");
+            raw,
+            "no such Courier setting",
+            Nearest.of(key, known).map(k -> "did you mean " + PREFIX + k + "?").orElse(null));
+      }
+      if (raw != null) {
+        by.forEach(k -> parsed(k, raw));
       }
     }
+  }
+
+  private static Object parsed(ConfigDef.ConfigKey declared, String raw) {
+    String shown = declared.type == ConfigDef.Type.PASSWORD ? null : raw;
+    try {
+      Object parsed = ConfigDef.parseType(declared.name, raw, declared.type);
+      if (declared.validator != null) {
+        declared.validator.ensureValid(declared.name, parsed);
+      }
+      return parsed;
+    } catch (ConfigException e) {
+      throw new CourierPropertyException(
+          PREFIX + declared.name, shown, problem(e, declared.name), allowed(declared));
+    }
+  }
+
+  /** Kafka's message without its "Invalid value X for configuration K:" opening. */
+  private static String problem(ConfigException e, String key) {
+    String message = String.valueOf(e.getMessage());
+    String opening = "for configuration " + key;
+    int at = message.indexOf(opening);
+    String rest = at < 0 ? message : message.substring(at + opening.length());
+    rest = rest.startsWith(":") ? rest.substring(1).trim() : rest.trim();
+    return rest.isEmpty() ? "not a valid value" : rest;
+  }
+
+  /** What a setting takes: its type, the validator's range or list, its default. */
+  static String allowed(ConfigDef.ConfigKey declared) {
+    StringBuilder out = new StringBuilder("takes ");
+    out.append(declared.type.name().toLowerCase(java.util.Locale.ROOT));
+    if (declared.validator != null) {
+      out.append(" ").append(declared.validator);
+    }
+    if (declared.hasDefault() && declared.type != ConfigDef.Type.PASSWORD) {
+      out.append("; default ").append(declared.defaultValue);
+    }
+    return out.toString();
   }
 }

@@ -39,6 +39,7 @@ final class EmbeddedKafkaBroker extends ManagedKafka {
   }
 
   static EmbeddedKafkaBroker start() {
+    KafkaJarVersions.requireOne(KafkaJarVersions.on(EmbeddedKafkaBroker.class.getClassLoader()));
     KafkaClusterTestKit cluster = null;
     try {
       Path baseDir = Files.createTempDirectory("courier-kafka-");
