@@ -111,6 +111,15 @@ class CourierAutoConfigurationTest {
   }
 
   @Test
+  void aMistypedSecretKeepsItsValueOutOfTheError() {
+    refusal("courier.database.pasword=hunter2")
+        .hasMessage(
+            "courier.database.pasword: no such Courier setting"
+                + " (did you mean courier.database.password?)")
+        .hasMessageNotContaining("hunter2");
+  }
+
+  @Test
   void aSwitchTakesOnlyTrueOrFalse() {
     refusal("courier.outbox.enabled=maybe")
         .hasMessage("courier.outbox.enabled=maybe: not a boolean (true or false)");

@@ -240,7 +240,7 @@ public final class CourierSettings {
         known.addAll(switches);
         throw new CourierPropertyException(
             PREFIX + key,
-            raw,
+            looksSecret(key) ? null : raw,
             "no such Courier setting",
             Nearest.of(key, known).map(k -> "did you mean " + PREFIX + k + "?").orElse(null));
       }
@@ -248,6 +248,20 @@ public final class CourierSettings {
         by.forEach(k -> parsed(k, raw));
       }
     }
+  }
+
+  /**
+   * A mistyped key cannot say its type: one named like a secret ({@code courier.database.pasword})
+   * keeps its value out of the error.
+   */
+  static boolean looksSecret(String key) {
+    String k = key.toLowerCase(java.util.Locale.ROOT);
+    return k.contains("password")
+        || k.contains("pasword")
+        || k.contains("secret")
+        || k.contains("token")
+        || k.contains("credential")
+        || k.contains("jaas");
   }
 
   private static Object parsed(ConfigDef.ConfigKey declared, String raw) {
