@@ -171,10 +171,7 @@ class ForwardRefusedIT {
     try (KafkaProcess kafka = KafkaProcess.scram().start()) {
       DltDenied denied = DltDenied.on(kafka, "dlt-acl");
       String topic = denied.topic();
-      String group = denied.group();
-      RetryTopics ladder = denied.ladder();
-      Map<String, Object> superUser = denied.superUser();
-      Map<String, Object> settings = oneKeyOfThree(kafka, topic, group);
+      Map<String, Object> settings = oneKeyOfThree(kafka, topic, denied.group());
       RetryingConsumer<String, String> consumer =
           consumer(
               settings,
@@ -193,14 +190,14 @@ class ForwardRefusedIT {
           x -> {
             // Refused at tier 1 three times, each letter refused: the DLT may be written now.
             if (!dltWritable.get() && calls.getOrDefault("op-1", new AtomicInteger()).get() >= 4) {
-              kafka.allow("worker", ResourceType.TOPIC, ladder.deadLetter(), AclOperation.WRITE);
+              denied.allowDlt(kafka);
               dltWritable.set(true);
             }
-            return dltWritable.get() && dlt(superUser, db, topic, group).size() >= 3;
+            return dltWritable.get() && denied.letters(db).size() >= 3;
           },
           TIMEOUT);
 
-      List<DltRecord> dead = dlt(superUser, db, topic, group);
+      List<DltRecord> dead = denied.letters(db);
       assertThat(dead)
           .extracting(d -> d.operationKey().orElseThrow())
           .containsExactly("op-1", "op-2", "op-3");
@@ -226,9 +223,6 @@ class ForwardRefusedIT {
     try (KafkaProcess kafka = KafkaProcess.scram().start()) {
       DltDenied denied = DltDenied.on(kafka, "dlt-refusals");
       String topic = denied.topic();
-      String group = denied.group();
-      RetryTopics ladder = denied.ladder();
-      Map<String, Object> superUser = denied.superUser();
       Map<String, Object> producer = new HashMap<String, Object>(admin(kafka));
       int records = 30;
       for (int i = 0; i < records; i++) {
@@ -238,7 +232,7 @@ class ForwardRefusedIT {
           LadderTestSettings.of(
               LadderTestSettings.prefixed(kafka.clientSettings("worker", "worker-secret")),
               topic,
-              group);
+              denied.group());
       settings.put("kafka.max.poll.records", 1); // one record a turn: refusals found turn by turn
       RetryingConsumer<String, String> consumer =
           consumer(
@@ -254,14 +248,14 @@ class ForwardRefusedIT {
             // op-0's letter refused and op-1 called before that was found: the DLT may be written.
             int called = calls.values().stream().mapToInt(AtomicInteger::get).sum();
             if (!dltWritable.get() && calls.containsKey("op-1") && called >= 4) {
-              kafka.allow("worker", ResourceType.TOPIC, ladder.deadLetter(), AclOperation.WRITE);
+              denied.allowDlt(kafka);
               dltWritable.set(true);
             }
-            return dltWritable.get() && dlt(superUser, db, topic, group).size() >= records;
+            return dltWritable.get() && denied.letters(db).size() >= records;
           },
           TIMEOUT);
 
-      List<DltRecord> dead = dlt(superUser, db, topic, group);
+      List<DltRecord> dead = denied.letters(db);
       // Every record parked; those parked after a refused one may be parked again when their
       // partition is read again from it (at least once: without key order nothing remembers them).
       assertThat(dead)
@@ -298,6 +292,15 @@ class ForwardRefusedIT {
       RetryTopics ladder = new RetryTopics(topic, group, 1);
       allowWorker(kafka, topic, group, ladder.tier(1));
       return new DltDenied(topic, group, ladder, LadderTestSettings.prefixed(admin(kafka)));
+    }
+
+    void allowDlt(KafkaProcess kafka) {
+      kafka.allow("worker", ResourceType.TOPIC, ladder.deadLetter(), AclOperation.WRITE);
+    }
+
+    /** The DLT as the super user reads it. */
+    List<DltRecord> letters(TestDatabase db) {
+      return dlt(superUser, db, topic, group);
     }
   }
 
