@@ -1,9 +1,15 @@
 package dev.courier.retry;
 
 import dev.courier.core.CourierHeaders;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -90,7 +96,7 @@ public record DltRecord(
     for (int i = headers.size() - 1; i >= 0; i--) {
       Header h = headers.get(i);
       if (h.key().equals(name) && h.value() != null) {
-        return Optional.of(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
+        return Optional.of(new String(h.value(), StandardCharsets.UTF_8));
       }
     }
     return Optional.empty();
@@ -109,7 +115,7 @@ public record DltRecord(
     return headers.stream()
         .filter(h -> h.key().equals(CourierHeaders.TRACEPARENT) && h.value() != null)
         .reduce((a, b) -> b)
-        .map(h -> new String(h.value(), java.nio.charset.StandardCharsets.UTF_8).split("-"))
+        .map(h -> new String(h.value(), StandardCharsets.UTF_8).split("-"))
         .filter(parts -> parts.length == 4 && parts[1].length() == 32)
         .map(parts -> parts[1]);
   }
@@ -136,19 +142,19 @@ public record DltRecord(
       return "(null)";
     }
     try {
-      return java.nio.charset.StandardCharsets.UTF_8
+      return StandardCharsets.UTF_8
           .newDecoder()
-          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-          .decode(java.nio.ByteBuffer.wrap(bytes))
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
           .toString();
-    } catch (java.nio.charset.CharacterCodingException e) {
-      return "base64:" + java.util.Base64.getEncoder().encodeToString(bytes);
+    } catch (CharacterCodingException e) {
+      return "base64:" + Base64.getEncoder().encodeToString(bytes);
     }
   }
 
   public String render() {
     return String.format(
-            java.util.Locale.ROOT,
+            Locale.ROOT,
             "%s  from %s-%d@%d  reason=%s  attempts=%d  failed=%s  operation-key=%s"
                 + "  record-key=%s  %s: %s%s",
             coordinates(),
