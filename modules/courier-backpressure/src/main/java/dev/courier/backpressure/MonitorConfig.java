@@ -98,8 +98,9 @@ public final class MonitorConfig extends AbstractConfig {
               2_000L,
               Range.atLeast(10),
               Importance.LOW,
-              "Longest a tick waits for the records at the committed offsets; partitions not read"
-                  + " in time keep their previous age and are logged.")
+              "Longest a tick waits for the records at the committed offsets. A partition not read"
+                  + " in time reports the age of an older record last read there (an overstatement,"
+                  + " never a hidden backlog), or none, is logged, and is read again next tick.")
           .define(
               OLDEST_AGE_CACHE_MS,
               Type.LONG,

@@ -68,10 +68,11 @@ public final class TestDatabase implements AutoCloseable {
   @Override
   public void close() {
     try (Connection c = dataSource(server, "postgres").getConnection()) {
-      // A walsender still attached to a slot keeps it active; end it before dropping the slot.
+      // A walsender still attached to a slot keeps it active; end it (waiting until it has exited,
+      // not only signalled) before dropping the slot.
       try (PreparedStatement ps =
           c.prepareStatement(
-              "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+              "SELECT pg_terminate_backend(active_pid, 10000) FROM pg_replication_slots"
                   + " WHERE database = ? AND active_pid IS NOT NULL")) {
         ps.setString(1, name);
         ps.execute();

@@ -6,8 +6,11 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.function.IntFunction;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The timestamps of the records groups wait at, per partition and distinct offset (a hundred groups
@@ -16,6 +19,8 @@ import org.apache.kafka.common.TopicPartition;
  * the age keeps following a deleted one.
  */
 public final class AgeBook {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AgeBook.class);
 
   private final OldestRecordReader reader;
   private final long ttlMillis;
@@ -66,7 +71,22 @@ public final class AgeBook {
     }
     Map<TopicPartition, long[]> read =
         toRead.isEmpty() ? Map.of() : reader.read(toRead, ends, timeout);
-    read.forEach((tp, found) -> reading.get(tp).found(toRead.get(tp), found, nowMillis));
+    TreeSet<String> unread = new TreeSet<>();
+    read.forEach(
+        (tp, found) -> {
+          if (!reading.get(tp).found(toRead.get(tp), found, nowMillis)) {
+            unread.add(tp.toString());
+          }
+        });
+    if (!unread.isEmpty()) {
+      LOG.warn(
+          "oldest age: {} partition(s) not read within {} ms, reporting the age of an older"
+              + " known record until read: {}",
+          unread.size(),
+          timeout.toMillis(),
+          String.join(", ", unread.stream().limit(10).toList())
+              + (unread.size() > 10 ? ", ..." : ""));
+    }
     for (int t = 0; t < touchedCount; t++) {
       byId[touched[t]].commit();
     }
@@ -141,8 +161,13 @@ public final class AgeBook {
       return toRead;
     }
 
-    /** Takes what was read; an offset not read in time falls back to an older known one. */
-    void found(long[] asked, long[] stampsRead, long now) {
+    /**
+     * Takes what was read; an offset not read in time falls back to an older known one.
+     *
+     * @return whether every asked offset was read
+     */
+    boolean found(long[] asked, long[] stampsRead, long now) {
+      boolean all = true;
       for (int j = 0; j < asked.length; j++) {
         int i = Arrays.binarySearch(nextOffsets, asked[j]);
         if (stampsRead[j] != UNREAD) {
@@ -154,8 +179,10 @@ public final class AgeBook {
           // Overstates the age slightly (an older record), never hides it; read again next tick.
           nextStamps[i] = olderKnown(asked[j]);
           nextReadAt[i] = Long.MIN_VALUE / 2;
+          all = false;
         }
       }
+      return all;
     }
 
     private long olderKnown(long offset) {

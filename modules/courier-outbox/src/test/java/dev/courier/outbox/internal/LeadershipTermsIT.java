@@ -80,13 +80,17 @@ class LeadershipTermsIT {
     }
   }
 
-  /** Ends every session holding an advisory lock, as PostgreSQL ends an idle leader's. */
+  /**
+   * Ends every session holding an advisory lock, as PostgreSQL ends an idle leader's, and waits
+   * until each has exited: without a timeout {@code pg_terminate_backend} only signals, and the
+   * lock was once still held when the other relay asked for it (CI, 2026-12-07).
+   */
   private static void endLockSessions(TestDatabase db) throws Exception {
     try (Connection c = db.connection();
         Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks"
+                "SELECT pg_terminate_backend(pid, 30000) FROM pg_locks"
                     + " WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM"
                     + " pg_database WHERE datname = current_database())")) {
       while (rs.next()) {
