@@ -19,6 +19,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -27,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * The packaged application as it is deployed: `java -jar shop.jar` on the testkit's Kafka and
  * PostgreSQL. It starts, places and charges an order, and on SIGTERM stops within its grace period
  * having left its consumer group; killed with SIGKILL and started again, it charges every accepted
- * order once. Prints its start-up time and resident memory (BENCHMARKS.md).
+ * order once. Prints its size, start-up time and resident memory (BENCHMARKS.md).
  */
 class ShopProcessIT {
 
@@ -69,6 +71,34 @@ class ShopProcessIT {
     } finally {
       app.destroyForcibly();
     }
+  }
+
+  /**
+   * The starter brings what the relay's embedded engine runs on and none of Kafka Connect's REST
+   * server stack: no Jetty beside the application's Tomcat, no Jersey, HK2, JAX-RS or JAXB, no
+   * plugin scanners (docs/spring-boot.md#footprint).
+   */
+  @Test
+  void theJarCarriesTheEngineAndNoRestServerStack() throws Exception {
+    Path jar = Path.of("target", "shop.jar");
+    List<String> libs = new ArrayList<>();
+    try (JarFile f = new JarFile(jar.toFile())) {
+      f.stream()
+          .map(JarEntry::getName)
+          .filter(n -> n.startsWith("BOOT-INF/lib/") && n.endsWith(".jar"))
+          .map(n -> n.substring("BOOT-INF/lib/".length()))
+          .forEach(libs::add);
+    }
+    assertThat(libs)
+        .anyMatch(n -> n.startsWith("debezium-embedded-"))
+        .anyMatch(n -> n.startsWith("connect-runtime-"))
+        .noneMatch(
+            n ->
+                n.matches(
+                    "(jetty|jersey|hk2|jakarta\\.ws\\.rs|jaxb-api|jose4j|classgraph|javassist"
+                        + "|swagger).*"));
+    System.out.printf(
+        "SHOP-JAR %.1f MiB, %d libraries%n", Files.size(jar) / (1024.0 * 1024), libs.size());
   }
 
   /**

@@ -123,11 +123,12 @@ class RelayServiceIT {
         await()
             .atMost(TIMEOUT)
             .until(() -> relay.output().contains("no stored position; starting from slot"));
-        // A healthy start says its steps at INFO and warns of nothing (it warned "relay WAITING:
-        // checking Kafka at ..." on every start).
+        // A healthy start warns of nothing about its state (it warned "relay WAITING: checking
+        // Kafka at ..." on every start). Its steps are logged as the health is sampled, once a
+        // second, so a check that passes quickly may not be logged at all: not asserted.
         assertThat(relay.output())
-            .contains("relay STARTING: checking Kafka at")
-            .doesNotContain("relay WAITING");
+            .doesNotContain("relay WAITING")
+            .doesNotContain("WARN RelayState");
         pg.crash();
         CourierProcess.awaitHealth(port, 503, "PostgreSQL");
         assertThat(relay.isAlive()).isTrue();
