@@ -1,0 +1,166 @@
+package dev.courier.benchmarks;
+
+import dev.courier.retry.RecordHandler;
+import dev.courier.retry.RetryConfig;
+import dev.courier.retry.RetryingConsumer;
+import dev.courier.testkit.CourierInfra;
+import dev.courier.testkit.InfraSettings;
+import dev.courier.testkit.KafkaBroker;
+import dev.courier.testkit.UniqueNames;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLTransientConnectionException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Where key order's time goes in {@link OrderedRetryBenchmark}'s run: the same records and
+ * failures, and for the key with the most failing records (its retries are serial, each behind the
+ * one before) every call's time since the run's first call, and each hop's time from a failed call
+ * to its retry's call. A run lasts at least that key's hops one after another.
+ *
+ * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
+ * dev.courier.benchmarks.OrderedRetryHops [percent] [ordering] [rounds]}; {@code
+ * -Dbench.retry.<setting>=<value>} sets a ladder setting as in {@link OrderedRetryBenchmark}.
+ */
+public final class OrderedRetryHops {
+
+  private static final int RECORDS = 100_000;
+  private static final int KEYS = 1_000;
+  private static final long DELAY_MS = 20;
+
+  private OrderedRetryHops() {}
+
+  public static void main(String[] args) throws Exception {
+    int percent = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+    String ordering = args.length > 1 ? args[1] : "key";
+    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+    int probe = keyWithMostFailures(percent);
+    try (CourierInfra infra = CourierInfra.start(InfraSettings.fromEnvironment())) {
+      for (int round = 1; round <= rounds; round++) {
+        List<String> calls = run(infra.kafka(), percent, ordering, probe, round);
+        // The first rounds warm the JIT up; the last one's calls are printed.
+        if (round == rounds) {
+          calls.forEach(System.out::println);
+        }
+      }
+    }
+  }
+
+  static boolean fails(long offset, int percent) {
+    // OrderedRetryBenchmark's choice: golden-ratio hashing, the same offsets every run.
+    return Math.floorMod(offset * 0x9E3779B97F4A7C15L, 100) < percent;
+  }
+
+  private static int keyWithMostFailures(int percent) {
+    int best = 0;
+    int most = -1;
+    for (int k = 0; k < KEYS; k++) {
+      int failing = 0;
+      for (long offset = k; offset < RECORDS; offset += KEYS) {
+        failing += fails(offset, percent) ? 1 : 0;
+      }
+      if (failing > most) {
+        most = failing;
+        best = k;
+      }
+    }
+    return best;
+  }
+
+  private static List<String> run(
+      KafkaBroker kafka, int percent, String ordering, int probe, int round) throws Exception {
+    String topic = UniqueNames.topic("hops");
+    kafka.createTopic(topic, 1);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (int i = 0; i < RECORDS; i++) {
+        producer.send(
+            new ProducerRecord<>(
+                topic, ("k" + (i % KEYS)).getBytes(), ("{\"amount\":" + i + "}").getBytes()));
+      }
+      producer.flush();
+    }
+    Map<String, Object> settings =
+        RetryLadderBenchmark.ladderSettings(
+            kafka, UniqueNames.group("hops"), topic, RECORDS, DELAY_MS);
+    settings.put(RetryConfig.ORDERING, ordering);
+    System.getProperties()
+        .stringPropertyNames()
+        .forEach(
+            name -> {
+              if (name.startsWith("bench.retry.")) {
+                settings.put(name.substring("bench.".length()), System.getProperty(name));
+              }
+            });
+    byte[] probeKey = ("k" + probe).getBytes(StandardCharsets.UTF_8);
+    Map<Long, Boolean> failedOnce = new ConcurrentHashMap<>();
+    AtomicLong first = new AtomicLong();
+    List<String> calls = Collections.synchronizedList(new ArrayList<>());
+    Map<Long, Long> failedAt = new ConcurrentHashMap<>();
+    RecordHandler<byte[], byte[]> handler =
+        (ConsumerRecord<byte[], byte[]> r) -> {
+          long now = System.nanoTime();
+          first.compareAndSet(0, now);
+          boolean fail =
+              fails(r.offset(), percent) && failedOnce.putIfAbsent(r.offset(), true) == null;
+          if (java.util.Arrays.equals(r.key(), probeKey)) {
+            double at = (now - first.get()) / 1e6;
+            String hop = "";
+            Long failed = failedAt.get(r.offset());
+            if (fail) {
+              failedAt.put(r.offset(), now);
+            } else if (failed != null) {
+              hop = String.format(Locale.ROOT, "  hop %.1f ms", (now - failed) / 1e6);
+            }
+            calls.add(
+                String.format(
+                    Locale.ROOT,
+                    "%8.1f ms  offset %6d  %s%s",
+                    at,
+                    r.offset(),
+                    fail ? "failed" : "done",
+                    hop));
+          }
+          if (fail) {
+            throw new SQLTransientConnectionException("fails once");
+          }
+        };
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (RetryingConsumer<byte[], byte[]> consumer =
+        RetryingConsumer.builder(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())
+            .handler(handler)
+            .meterRegistry(new SimpleMeterRegistry())
+            .build()) {
+      thread
+          .submit(() -> consumer.runUntil(p -> p.succeeded() >= RECORDS))
+          .get(10, TimeUnit.MINUTES);
+    } finally {
+      thread.shutdown();
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "round %d, %s, %d%% failing once: %.0f ms from the first call to the last record done;"
+            + " key k%d has the most failing records%n",
+        round,
+        ordering,
+        percent,
+        (System.nanoTime() - first.get()) / 1e6,
+        probe);
+    return calls;
+  }
+}
