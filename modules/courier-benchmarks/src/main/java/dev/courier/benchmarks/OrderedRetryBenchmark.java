@@ -38,8 +38,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class OrderedRetryBenchmark {
 
-  private static final long DELAY_MS = 20;
-  private static final int KEYS = 1_000;
+  static final long DELAY_MS = 20;
+  static final int KEYS = 1_000;
 
   private OrderedRetryBenchmark() {}
 
@@ -111,38 +111,13 @@ public final class OrderedRetryBenchmark {
 
   private static double run(KafkaBroker kafka, int records, int percent, String ordering)
       throws Exception {
-    String topic = UniqueNames.topic("bench-order");
-    kafka.createTopic(topic, 1);
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(
-            kafka.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
-      for (int i = 0; i < records; i++) {
-        producer.send(
-            new ProducerRecord<>(
-                topic, ("k" + (i % KEYS)).getBytes(), ("{\"amount\":" + i + "}").getBytes()));
-      }
-      producer.flush();
-    }
-    Map<String, Object> settings =
-        RetryLadderBenchmark.ladderSettings(
-            kafka, UniqueNames.group("bench-order"), topic, records, DELAY_MS);
-    settings.put(RetryConfig.ORDERING, ordering);
-    // -Dbench.retry.<setting>=<value> tries a ladder setting in both variants (a lever, measured).
-    System.getProperties()
-        .stringPropertyNames()
-        .forEach(
-            name -> {
-              if (name.startsWith("bench.retry.")) {
-                settings.put(name.substring("bench.".length()), System.getProperty(name));
-              }
-            });
+    Map<String, Object> settings = ladderOnRecords(kafka, "bench-order", records, ordering);
     Map<Long, Boolean> failedOnce = new ConcurrentHashMap<>();
     AtomicLong first = new AtomicLong();
     RecordHandler<byte[], byte[]> handler =
         (ConsumerRecord<byte[], byte[]> r) -> {
           first.compareAndSet(0, System.nanoTime());
-          // Golden-ratio hashing spreads the failing offsets evenly: the same ones every run.
-          boolean fails = Math.floorMod(r.offset() * 0x9E3779B97F4A7C15L, 100) < percent;
+          boolean fails = fails(r.offset(), percent);
           if (fails && failedOnce.putIfAbsent(r.offset(), Boolean.TRUE) == null) {
             throw new SQLTransientConnectionException("fails once");
           }
@@ -166,5 +141,45 @@ public final class OrderedRetryBenchmark {
       OVERFLOWS.put(percent, registry.get("courier.retry.ordering.overflows").counter().count());
     }
     return records / ((System.nanoTime() - first.get()) / 1e9);
+  }
+
+  /**
+   * A one-partition topic of {@code records} records over {@link #KEYS} keys, and the ladder's
+   * settings on it with {@code ordering}; {@code -Dbench.retry.<setting>=<value>} tries a ladder
+   * setting (a lever, measured in both variants).
+   */
+  static Map<String, Object> ladderOnRecords(
+      KafkaBroker kafka, String prefix, int records, String ordering) throws Exception {
+    String topic = UniqueNames.topic(prefix);
+    kafka.createTopic(topic, 1);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (int i = 0; i < records; i++) {
+        producer.send(
+            new ProducerRecord<>(
+                topic, ("k" + (i % KEYS)).getBytes(), ("{\"amount\":" + i + "}").getBytes()));
+      }
+      producer.flush();
+    }
+    Map<String, Object> settings =
+        RetryLadderBenchmark.ladderSettings(
+            kafka, UniqueNames.group(prefix), topic, records, DELAY_MS);
+    settings.put(RetryConfig.ORDERING, ordering);
+    System.getProperties()
+        .stringPropertyNames()
+        .forEach(
+            property -> {
+              if (property.startsWith("bench.retry.")) {
+                settings.put(property.substring("bench.".length()), System.getProperty(property));
+              }
+            });
+    return settings;
+  }
+
+  /** Whether the record at {@code offset} fails once: the same offsets in every run. */
+  static boolean fails(long offset, int percent) {
+    // Golden-ratio hashing spreads the failing offsets evenly.
+    return Math.floorMod(offset * 0x9E3779B97F4A7C15L, 100) < percent;
   }
 }

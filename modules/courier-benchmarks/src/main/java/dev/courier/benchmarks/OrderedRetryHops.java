@@ -1,12 +1,10 @@
 package dev.courier.benchmarks;
 
 import dev.courier.retry.RecordHandler;
-import dev.courier.retry.RetryConfig;
 import dev.courier.retry.RetryingConsumer;
 import dev.courier.testkit.CourierInfra;
 import dev.courier.testkit.InfraSettings;
 import dev.courier.testkit.KafkaBroker;
-import dev.courier.testkit.UniqueNames;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLTransientConnectionException;
@@ -21,10 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Where key order's time goes in {@link OrderedRetryBenchmark}'s run: the same records and
@@ -39,8 +34,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class OrderedRetryHops {
 
   private static final int RECORDS = 100_000;
-  private static final int KEYS = 1_000;
-  private static final long DELAY_MS = 20;
+  private static final int KEYS = OrderedRetryBenchmark.KEYS;
 
   private OrderedRetryHops() {}
 
@@ -60,18 +54,13 @@ public final class OrderedRetryHops {
     }
   }
 
-  static boolean fails(long offset, int percent) {
-    // OrderedRetryBenchmark's choice: golden-ratio hashing, the same offsets every run.
-    return Math.floorMod(offset * 0x9E3779B97F4A7C15L, 100) < percent;
-  }
-
   private static int keyWithMostFailures(int percent) {
     int best = 0;
     int most = -1;
     for (int k = 0; k < KEYS; k++) {
       int failing = 0;
       for (long offset = k; offset < RECORDS; offset += KEYS) {
-        failing += fails(offset, percent) ? 1 : 0;
+        failing += OrderedRetryBenchmark.fails(offset, percent) ? 1 : 0;
       }
       if (failing > most) {
         most = failing;
@@ -83,30 +72,8 @@ public final class OrderedRetryHops {
 
   private static List<String> run(
       KafkaBroker kafka, int percent, String ordering, int probe, int round) throws Exception {
-    String topic = UniqueNames.topic("hops");
-    kafka.createTopic(topic, 1);
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(
-            kafka.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
-      for (int i = 0; i < RECORDS; i++) {
-        producer.send(
-            new ProducerRecord<>(
-                topic, ("k" + (i % KEYS)).getBytes(), ("{\"amount\":" + i + "}").getBytes()));
-      }
-      producer.flush();
-    }
     Map<String, Object> settings =
-        RetryLadderBenchmark.ladderSettings(
-            kafka, UniqueNames.group("hops"), topic, RECORDS, DELAY_MS);
-    settings.put(RetryConfig.ORDERING, ordering);
-    System.getProperties()
-        .stringPropertyNames()
-        .forEach(
-            name -> {
-              if (name.startsWith("bench.retry.")) {
-                settings.put(name.substring("bench.".length()), System.getProperty(name));
-              }
-            });
+        OrderedRetryBenchmark.ladderOnRecords(kafka, "hops", RECORDS, ordering);
     byte[] probeKey = ("k" + probe).getBytes(StandardCharsets.UTF_8);
     Map<Long, Boolean> failedOnce = new ConcurrentHashMap<>();
     AtomicLong first = new AtomicLong();
@@ -117,7 +84,8 @@ public final class OrderedRetryHops {
           long now = System.nanoTime();
           first.compareAndSet(0, now);
           boolean fail =
-              fails(r.offset(), percent) && failedOnce.putIfAbsent(r.offset(), true) == null;
+              OrderedRetryBenchmark.fails(r.offset(), percent)
+                  && failedOnce.putIfAbsent(r.offset(), true) == null;
           if (java.util.Arrays.equals(r.key(), probeKey)) {
             double at = (now - first.get()) / 1e6;
             String hop = "";
