@@ -167,10 +167,12 @@ final class DltCommand {
         DltRecord r = found.get();
         System.out.println(r.render());
         System.out.println("record key:    " + r.recordKeyText());
-        System.out.println("operation key: " + r.operationKey().orElse("-"));
+        System.out.println(
+            "operation key: " + r.operationKey().map(DltRecord::printable).orElse("-"));
         System.out.println("value:         " + DltRecord.text(r.value()));
         for (Header h : r.headers()) {
-          System.out.println("header " + h.key() + ": " + DltRecord.text(h.value()));
+          System.out.println(
+              "header " + DltRecord.printable(h.key()) + ": " + DltRecord.text(h.value()));
         }
         return 0;
       }

@@ -135,21 +135,50 @@ public record DltRecord(
 
   /**
    * Bytes as an operator reads them: UTF-8 when they decode, {@code base64:...} otherwise (Avro,
-   * compressed payloads), {@code (null)} for none.
+   * compressed payloads), {@code (null)} for none; {@link #printable printable} either way.
    */
   public static String text(byte[] bytes) {
     if (bytes == null) {
       return "(null)";
     }
     try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes))
-          .toString();
+      return printable(
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes))
+              .toString());
     } catch (CharacterCodingException e) {
       return "base64:" + Base64.getEncoder().encodeToString(bytes);
     }
+  }
+
+  /**
+   * Text from a record as a terminal should show it: shown, never run. Control characters (an
+   * escape sequence that recolours, moves the cursor or sets the window title; a newline that
+   * forges a line of output) and the characters that reorder text (bidirectional overrides) are
+   * written as a backslash, u and four hex digits, the rest as it is.
+   */
+  public static String printable(String s) {
+    StringBuilder out = null;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean hidden =
+          Character.isISOControl(c)
+              || c == '\u200e'
+              || c == '\u200f'
+              || (c >= '\u202a' && c <= '\u202e')
+              || (c >= '\u2066' && c <= '\u2069');
+      if (hidden && out == null) {
+        out = new StringBuilder(s.length() + 16).append(s, 0, i);
+      }
+      if (hidden) {
+        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+      } else if (out != null) {
+        out.append(c);
+      }
+    }
+    return out == null ? s : out.toString();
   }
 
   public String render() {
@@ -158,17 +187,17 @@ public record DltRecord(
             "%s  from %s-%d@%d  reason=%s  attempts=%d  failed=%s  operation-key=%s"
                 + "  record-key=%s  %s: %s%s",
             coordinates(),
-            originalTopic,
+            printable(originalTopic),
             originalPartition,
             originalOffset,
-            reason,
+            printable(reason),
             attempts,
             failedAt,
-            operationKey.orElse("-"),
+            operationKey.map(DltRecord::printable).orElse("-"),
             recordKeyText(),
-            exceptionClass,
-            message,
+            printable(exceptionClass),
+            printable(message),
             valueOmitted() ? "  (value omitted: read from the original at replay)" : "")
-        + traceId().map(t -> "  trace=" + t).orElse("");
+        + traceId().map(t -> "  trace=" + printable(t)).orElse("");
   }
 }
