@@ -99,8 +99,9 @@ public final class MonitorConfig extends AbstractConfig {
               Range.atLeast(10),
               Importance.LOW,
               "Longest a tick waits for the records at the committed offsets. A partition not read"
-                  + " in time reports the age of an older record last read there (an overstatement,"
-                  + " never a hidden backlog), or none, is logged, and is read again next tick.")
+                  + " in time reports the age of an older record last read there, labelled an"
+                  + " estimate (an overstatement, never a hidden backlog), or none; it is logged and"
+                  + " read again next tick.")
           .define(
               OLDEST_AGE_CACHE_MS,
               Type.LONG,

@@ -7,9 +7,10 @@ import java.util.Objects;
  * One partition of one group at one tick. {@code committedOffset} is -1 when the group has not
  * committed on the partition (lag then follows the group's {@code auto.offset.reset}); {@code
  * oldestAge} is the age of the oldest record the group has not completed (zero when caught up),
- * exact unless {@code ageEstimated}; member fields are {@code "-"} when no member owns it, as in
- * {@code kafka-consumer-groups --describe}. A row whose status is {@link Status#UNKNOWN} has no
- * figures ({@code logEndOffset} -1, lag 0), only the reason.
+ * exact unless {@code ageEstimated} (the monitor estimates ages, or the record the group waits at
+ * was not read in time and an older one's age stands in); member fields are {@code "-"} when no
+ * member owns it, as in {@code kafka-consumer-groups --describe}. A row whose status is {@link
+ * Status#UNKNOWN} has no figures ({@code logEndOffset} -1, lag 0), only the reason.
  */
 public record PartitionLag(
     String group,

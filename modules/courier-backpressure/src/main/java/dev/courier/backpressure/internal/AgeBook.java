@@ -22,14 +22,14 @@ public final class AgeBook {
 
   private static final Logger LOG = LoggerFactory.getLogger(AgeBook.class);
 
-  private final OldestRecordReader reader;
+  private final RecordStamps reader;
   private final long ttlMillis;
   private final Duration timeout;
   private Positions[] byId = new Positions[0];
   private int[] touched = new int[16];
   private int touchedCount;
 
-  public AgeBook(OldestRecordReader reader, Duration ttl, Duration timeout) {
+  public AgeBook(RecordStamps reader, Duration ttl, Duration timeout) {
     this.reader = reader;
     this.ttlMillis = ttl.toMillis();
     this.timeout = timeout;
@@ -107,6 +107,15 @@ public final class AgeBook {
     return p == null ? UNREAD : p.stamp(offset);
   }
 
+  /**
+   * Whether {@link #timestamp} is that of the record at or after {@code offset} as read (now or
+   * within the cache time), and not an older record's standing in for one not read in time.
+   */
+  public boolean exact(int id, long offset) {
+    Positions p = id < byId.length ? byId[id] : null;
+    return p != null && p.exact(offset);
+  }
+
   /** One partition: the offsets wanted this tick, and those known with their stamps. */
   private static final class Positions {
     long[] wanted = new long[4];
@@ -114,9 +123,11 @@ public final class AgeBook {
     long[] offsets = new long[0];
     long[] stamps = new long[0];
     long[] readAt = new long[0];
+    boolean[] exact = new boolean[0];
     long[] nextOffsets;
     long[] nextStamps;
     long[] nextReadAt;
+    boolean[] nextExact;
 
     void want(long offset) {
       if (wantedCount > 0 && wanted[wantedCount - 1] == offset) {
@@ -141,12 +152,14 @@ public final class AgeBook {
       nextOffsets = Arrays.copyOf(w, n);
       nextStamps = new long[n];
       nextReadAt = new long[n];
+      nextExact = new boolean[n];
       int missing = 0;
       for (int i = 0; i < n; i++) {
         int k = Arrays.binarySearch(offsets, nextOffsets[i]);
         if (k >= 0 && now - readAt[k] < ttl) {
           nextStamps[i] = stamps[k];
           nextReadAt[i] = readAt[k];
+          nextExact[i] = exact[k];
         } else {
           nextStamps[i] = UNREAD;
           missing++;
@@ -172,6 +185,7 @@ public final class AgeBook {
         int i = Arrays.binarySearch(nextOffsets, asked[j]);
         if (stampsRead[j] != UNREAD) {
           nextStamps[i] = stampsRead[j];
+          nextExact[i] = true;
           // Nothing waiting is asked again next tick: the next record may come any moment.
           nextReadAt[i] =
               stampsRead[j] == OldestRecordReader.NOTHING_WAITING ? Long.MIN_VALUE / 2 : now;
@@ -199,13 +213,20 @@ public final class AgeBook {
       offsets = nextOffsets;
       stamps = nextStamps;
       readAt = nextReadAt;
+      exact = nextExact;
       nextOffsets = nextStamps = nextReadAt = null;
+      nextExact = null;
       wantedCount = 0;
     }
 
     long stamp(long offset) {
       int k = Arrays.binarySearch(offsets, offset);
       return k < 0 ? UNREAD : stamps[k];
+    }
+
+    boolean exact(long offset) {
+      int k = Arrays.binarySearch(offsets, offset);
+      return k >= 0 && exact[k];
     }
   }
 }

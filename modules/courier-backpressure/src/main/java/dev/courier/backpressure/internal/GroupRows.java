@@ -5,6 +5,7 @@ import dev.courier.backpressure.Rates;
 import dev.courier.backpressure.internal.ClusterOffsets.Owner;
 import java.time.Duration;
 import java.util.AbstractList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -37,6 +38,9 @@ public final class GroupRows extends AbstractList<PartitionLag> implements Rando
   private final long[] a;
   private final long[] b;
   private final Map<Integer, String> unknown = new HashMap<>();
+
+  /** Rows whose exact age could not be read in time: an older record's stands in, labelled so. */
+  private final BitSet ageEstimated = new BitSet();
 
   public GroupRows(
       String group,
@@ -71,6 +75,11 @@ public final class GroupRows extends AbstractList<PartitionLag> implements Rando
     owner[row] = -1;
     finding[row] = (byte) Finding.UNKNOWN.ordinal();
     unknown.put(row, reason);
+  }
+
+  /** The row's age is an older record's: the one it waits at was not read in time. */
+  public void ageEstimated(int row) {
+    ageEstimated.set(row);
   }
 
   /** A row with figures; rates are per second over {@code span} millis (0: no rates yet). */
@@ -160,7 +169,7 @@ public final class GroupRows extends AbstractList<PartitionLag> implements Rando
         partitions.ends()[ids[i]],
         lag[i],
         Duration.ofMillis(ageMillis[i]),
-        estimated,
+        estimated || ageEstimated.get(i),
         o.consumerId(),
         o.host(),
         o.clientId(),

@@ -20,7 +20,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * compaction land on the next available record (the consumer resets to the earliest); reaching the
  * log end without a record (only transaction markers left) means nothing is waiting.
  */
-public final class OldestRecordReader implements AutoCloseable {
+public final class OldestRecordReader implements RecordStamps, AutoCloseable {
 
   /** No record waits at or after the offset. */
   public static final long NOTHING_WAITING = -1;
@@ -64,12 +64,7 @@ public final class OldestRecordReader implements AutoCloseable {
     }
   }
 
-  /**
-   * Timestamps (epoch millis, {@link #NOTHING_WAITING}, or {@link #UNREAD} when not read within
-   * {@code timeout}) of the first record at or after each offset, aligned with the offsets given.
-   *
-   * @param wanted per partition, ascending distinct offsets
-   */
+  @Override
   public Map<TopicPartition, long[]> read(
       Map<TopicPartition, long[]> wanted, Map<TopicPartition, Long> logEnds, Duration timeout) {
     Map<TopicPartition, Wanted> open = new HashMap<>();

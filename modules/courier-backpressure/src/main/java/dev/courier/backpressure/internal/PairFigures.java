@@ -111,19 +111,12 @@ public final class PairFigures {
           default -> baseLag;
         };
     long b = f == Finding.REWIND ? rewind.to() : span;
-    rows.known(
-        k,
-        id,
-        committed,
-        lag,
-        ageMillis(id, waitingAt(w, row), lag, now),
-        w.owner(row),
-        commitRate,
-        growth,
-        span,
-        f,
-        a,
-        b);
+    long waitingAt = waitingAt(w, row);
+    long age = ageMillis(id, waitingAt, lag, now);
+    if (ages != null && age > 0 && !ages.exact(id, waitingAt)) {
+      rows.ageEstimated(k); // an older record's age, the one at the offset not read in time
+    }
+    rows.known(k, id, committed, lag, age, w.owner(row), commitRate, growth, span, f, a, b);
   }
 
   private long lag(long committed, long end, long start) {

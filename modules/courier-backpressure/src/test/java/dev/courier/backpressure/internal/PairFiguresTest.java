@@ -7,6 +7,10 @@ import dev.courier.backpressure.PartitionLag;
 import dev.courier.backpressure.Status;
 import dev.courier.backpressure.internal.ClusterOffsets.Owner;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -45,6 +49,47 @@ class PairFiguresTest {
             opened);
     previous = now;
     assertThat(rows).hasSize(1);
+    return rows.get(0);
+  }
+
+  @Test
+  void aRowWhoseRecordWasNotReadInTimeShowsAnOlderRecordsAgeLabelledAnEstimate() {
+    // Exact ages: the record at offset 4 read (a minute old), then the one at 11 not in time.
+    Deque<Long> read = new ArrayDeque<>(List.of(T0 - 60_000, OldestRecordReader.UNREAD));
+    RecordStamps reader =
+        (wanted, ends, timeout) -> {
+          Map<TopicPartition, long[]> found = new HashMap<>();
+          wanted.forEach((tp, offsets) -> found.put(tp, new long[] {read.removeFirst()}));
+          return found;
+        };
+    AgeBook book = new AgeBook(reader, Duration.ZERO, Duration.ofSeconds(2));
+    PartitionTable exact = new PartitionTable(slots, false);
+    PairFigures withAges = new PairFigures(slots, exact, book, false);
+
+    PartitionLag first = exactAt(withAges, exact, book, T0, 4);
+    assertThat(first.oldestAge()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(first.ageEstimated()).isFalse();
+
+    PartitionLag missed = exactAt(withAges, exact, book, T0 + 1000, 11);
+    assertThat(missed.oldestAge())
+        .as("offset 4's record stands in")
+        .isEqualTo(Duration.ofSeconds(61));
+    assertThat(missed.ageEstimated()).isTrue();
+  }
+
+  private PartitionLag exactAt(
+      PairFigures withAges, PartitionTable exact, AgeBook book, long now, long committed) {
+    tick++;
+    int opened = slots.advance(now);
+    windows.row(exact.id(ORDERS_0, tick), tick, committed, 0);
+    windows.sweep(tick);
+    exact.observe(tick, now, opened, Map.of(ORDERS_0, 12L), Map.of(), Map.of());
+    book.want(windows.id(0), withAges.waitingAt(windows, 0));
+    book.resolve(now, exact::partition, Map.of(ORDERS_0, 12L));
+    GroupRows rows =
+        withAges.rows(
+            "billing", windows, new Owner[] {MEMBER}, exact.figures(), now, previous, opened);
+    previous = now;
     return rows.get(0);
   }
 
