@@ -160,6 +160,9 @@ public record DltRecord(
    * written as a backslash, u and four hex digits, the rest as it is.
    */
   public static String printable(String s) {
+    if (s == null) {
+      return "null"; // as the line showed a letter without a message before
+    }
     StringBuilder out = null;
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

@@ -31,6 +31,32 @@ class DltRecordTest {
   }
 
   @Test
+  void aLetterWithoutAMessageRendersAsBefore() {
+    DltRecord r =
+        new DltRecord(
+            "orders.g.dlt",
+            0,
+            1,
+            null,
+            null,
+            List.of(),
+            "orders",
+            0,
+            5,
+            "forward-refused",
+            "org.apache.kafka.common.errors.RecordTooLargeException",
+            null,
+            1,
+            Instant.parse("2026-12-07T12:00:00Z"),
+            Optional.empty());
+
+    assertThat(r.render())
+        .contains("record-key=-")
+        .contains("operation-key=-")
+        .endsWith("RecordTooLargeException: null");
+  }
+
+  @Test
   void aRenderedLineStaysOneLineWhateverTheRecordCarries() {
     DltRecord r =
         new DltRecord(
