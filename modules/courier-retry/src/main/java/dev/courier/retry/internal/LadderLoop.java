@@ -197,8 +197,19 @@ public final class LadderLoop<K, V> {
     }
     pauses.releaseHeldBack(clock.instant());
     pauses.fetchAhead(clock.instant());
-    ConsumerRecords<byte[], byte[]> records =
-        consumer.poll(waits.pollTimeout(settings.pollTimeout(), clock.instant()));
+    // With key order a blocked key waits for its head's retry: the tiers get a poll of their own.
+    boolean tiers =
+        order != null && pauses.tiersTurn(clock.instant(), tp -> topics.tierOf(tp.topic()) == 0);
+    ConsumerRecords<byte[], byte[]> records;
+    try {
+      records =
+          consumer.poll(
+              tiers ? Duration.ZERO : waits.pollTimeout(settings.pollTimeout(), clock.instant()));
+    } finally {
+      if (tiers) {
+        pauses.resumeAfterCall();
+      }
+    }
     connection.observe(consumer);
     membership.maintain(consumer);
     if (!membership.lease().holds()) {
