@@ -244,6 +244,56 @@ class KeyOrderIT {
     assertThat(handler.calls.get("g2").get()).as("not repeated by the second").isEqualTo(1);
   }
 
+  /**
+   * A former owner killed after a head's dead letter was taken and before its key's state and the
+   * group's first commit were written leaves only the letter. With no commit to date the search
+   * from, the next owner reads the whole DLT partition: the letter, two days old here, is found,
+   * and the head is neither called nor parked again while the key's next record is handled.
+   */
+  @Test
+  void aRecordParkedBeforeTheGroupsFirstCommitIsNeitherHandledNorParkedAgain(KafkaBroker kafka)
+      throws Exception {
+    String topic = UniqueNames.topic("first");
+    String group = UniqueNames.group("first");
+    kafka.createTopic(topic, 1);
+    String dlt = new RetryTopics(topic, group, 1).deadLetter();
+    kafka.createTopic(dlt, 1);
+    send(kafka, topic, "P", "p1", "P", "p2", "Q", "q1");
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            kafka.producerConfig(), new StringSerializer(), new StringSerializer())) {
+      long twoDaysAgo = System.currentTimeMillis() - Duration.ofDays(2).toMillis();
+      ProducerRecord<String, String> letter = new ProducerRecord<>(dlt, 0, twoDaysAgo, "P", "p1");
+      letter.headers().add(CourierHeaders.ID, "p1".getBytes());
+      letter.headers().add(CourierHeaders.REASON, "permanent".getBytes());
+      letter.headers().add(CourierHeaders.ORIGINAL_TOPIC, topic.getBytes());
+      letter.headers().add(CourierHeaders.ORIGINAL_PARTITION, "0".getBytes());
+      letter.headers().add(CourierHeaders.ORIGINAL_OFFSET, "0".getBytes());
+      producer.send(letter).get(30, TimeUnit.SECONDS);
+    }
+    Scripted handler = new Scripted().script("p1", "P");
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Running.until(
+        consumer(settings(kafka, topic, group, "key", 200), handler, registry),
+        p -> p.succeeded() >= 2,
+        TIMEOUT);
+
+    assertThat(handler.calls).as("calls: %s", handler.log).doesNotContainKey("p1");
+    assertThat(handler.calls.get("p2").get()).isEqualTo(1);
+    assertThat(registry.get("courier.retry.ordering.seen").counter().count()).isEqualTo(1);
+    org.apache.kafka.common.TopicPartition dlt0 =
+        new org.apache.kafka.common.TopicPartition(dlt, 0);
+    assertThat(
+            kafka
+                .admin()
+                .listOffsets(Map.of(dlt0, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                .partitionResult(dlt0)
+                .get(30, TimeUnit.SECONDS)
+                .offset())
+        .as("no second letter")
+        .isEqualTo(1);
+  }
+
   @Test
   void withoutKeyOrderALaterRecordDoesNotWait(KafkaBroker kafka) throws Exception {
     String topic = UniqueNames.topic("unordered");

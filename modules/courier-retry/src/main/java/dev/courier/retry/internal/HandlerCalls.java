@@ -48,6 +48,13 @@ public final class HandlerCalls implements AutoCloseable {
     }
   }
 
+  /** Makes the work at {@code index} stop its run when it fails: a later call of its key waits. */
+  static void stopRunOnFailure(List<Work> works, int index) {
+    if (!(works.get(index) instanceof StopsRunOnFailure)) {
+      works.set(index, new StopsRunOnFailure(works.get(index)));
+    }
+  }
+
   /**
    * How a call ended: {@code failure} is empty on success, the handler's exception or {@link Error}
    * otherwise, or a {@link HandlerTimeoutException} when it ran out of time.

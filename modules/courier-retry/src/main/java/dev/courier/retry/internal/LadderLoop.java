@@ -66,6 +66,9 @@ public final class LadderLoop<K, V> {
   /** Key order ({@code retry.ordering=key}), or null. */
   private final KeyOrder order;
 
+  /** With key order, the runs of keys that drain; else null. */
+  private final ReleasedRuns released;
+
   /**
    * How long a partition at a key-order bound is left unread before it is tried again, unless its
    * keys drain enough before ({@link PartitionPauses#holdAtBound}).
@@ -132,6 +135,10 @@ public final class LadderLoop<K, V> {
             clock);
     forwards.settledBy(settler);
     settler.membership(membership.lease(), () -> membership.maintain(consumer));
+    this.released =
+        order == null
+            ? null
+            : new ReleasedRuns(order, consumer, recordSteps, this.calls, settler, shutdown, clock);
     this.loop = new PollLoop(consumer, this::closeResources);
     this.connection = new KafkaConnection(parts.bootstrapServers(), parts.requestTimeout(), clock);
   }
@@ -191,7 +198,7 @@ public final class LadderLoop<K, V> {
       if (order != null) {
         // After the held records: a head that just succeeded releases its key now, not after a
         // poll that may wait out the poll timeout.
-        runReleased();
+        released.run();
         pauses.releaseWithRoom(order::roomAgain);
       }
     }
@@ -252,57 +259,6 @@ public final class LadderLoop<K, V> {
   }
 
   /**
-   * Hands the records waiting behind keys that drain to the handler, each key's in order as a run
-   * of its own, all runs at once so the handler thread goes from one key to the next without
-   * waiting for the loop: the first of a key's calls that fails for a retry blocks its key again,
-   * the rest of that key's run does not start and waits on, and the other keys go on.
-   */
-  private void runReleased() {
-    List<Run> runs = new ArrayList<>();
-    for (KeyOrder.Released released : order.releasable()) {
-      TopicPartition tp = released.chain().partition();
-      if (shutdown.requested()) {
-        break;
-      }
-      if (!consumer.assignment().contains(tp)) {
-        continue;
-      }
-      Instant now = clock.instant();
-      List<RecordStep> steps = new ArrayList<>();
-      List<HandlerCalls.Work> works = new ArrayList<>();
-      for (ConsumerRecord<byte[], byte[]> r : released.records()) {
-        RecordStep step = recordSteps.prepare(r, now, works, false);
-        if (step instanceof RecordStep.Call && works.size() > 1) {
-          stopOnFailure(works, works.size() - 2);
-        }
-        steps.add(step);
-        if (step instanceof RecordStep.Unreadable) {
-          break; // settled before the key's next record is called
-        }
-      }
-      runs.add(
-          new Run(
-              tp,
-              released.records().subList(0, steps.size()),
-              steps,
-              works.isEmpty() ? List.of() : calls.startAll(works),
-              now,
-              true));
-    }
-    // Each is settled even after a stop: the settler settles what started and cancels the rest.
-    // All are known to it first: a revocation while one is awaited settles the others' started
-    // calls too, before their partition's commit.
-    runs.forEach(settler::register);
-    runs.forEach(settler::settle);
-  }
-
-  private static void stopOnFailure(List<HandlerCalls.Work> works, int index) {
-    if (!(works.get(index) instanceof HandlerCalls.StopsRunOnFailure)) {
-      works.set(index, new HandlerCalls.StopsRunOnFailure(works.get(index)));
-    }
-  }
-
-  /**
    * Handles a partition's records in order until one must wait: the records before it go to the
    * handler thread as one run and are settled in order.
    *
@@ -341,7 +297,7 @@ public final class LadderLoop<K, V> {
           // A later record of the key in this run must not be called if this one fails.
           Integer earlier = lastCallOfKey.put(new ChainKey(record.key()), works.size() - 1);
           if (earlier != null) {
-            stopOnFailure(works, earlier);
+            HandlerCalls.stopRunOnFailure(works, earlier);
           }
         }
         if (ordered && step instanceof RecordStep.Unreadable) {
