@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -25,7 +26,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Where key order's time goes in {@link OrderedRetryBenchmark}'s run: the same records and
  * failures, and for the key with the most failing records (its retries are serial, each behind the
  * one before) every call's time since the run's first call, and each hop's time from a failed call
- * to its retry's call. A run lasts at least that key's hops one after another.
+ * to its retry's call. A run lasts at least that key's hops one after another. And the whole run's
+ * calls per 100 ms (first calls, retries, the highest offset called so far): where the main pass
+ * ends and how long the retries after it last.
  *
  * <p>Run: {@code java -cp modules/courier-benchmarks/target/benchmarks.jar
  * dev.courier.benchmarks.OrderedRetryHops [percent] [ordering] [rounds]}; {@code
@@ -35,6 +38,9 @@ public final class OrderedRetryHops {
 
   private static final int RECORDS = 100_000;
   private static final int KEYS = OrderedRetryBenchmark.KEYS;
+
+  /** 100 ms buckets of the run's timeline: a minute. */
+  private static final int BUCKETS = 600;
 
   private OrderedRetryHops() {}
 
@@ -79,6 +85,10 @@ public final class OrderedRetryHops {
     AtomicLong first = new AtomicLong();
     List<String> calls = Collections.synchronizedList(new ArrayList<>());
     Map<Long, Long> failedAt = new ConcurrentHashMap<>();
+    AtomicLongArray firstCalls = new AtomicLongArray(BUCKETS);
+    AtomicLongArray retries = new AtomicLongArray(BUCKETS);
+    AtomicLongArray highest = new AtomicLongArray(BUCKETS);
+    java.util.Set<Long> called = ConcurrentHashMap.newKeySet();
     RecordHandler<byte[], byte[]> handler =
         (ConsumerRecord<byte[], byte[]> r) -> {
           long now = System.nanoTime();
@@ -86,6 +96,14 @@ public final class OrderedRetryHops {
           boolean fail =
               OrderedRetryBenchmark.fails(r.offset(), percent)
                   && failedOnce.putIfAbsent(r.offset(), true) == null;
+          int bucket = (int) Math.min(BUCKETS - 1, (now - first.get()) / 100_000_000L);
+          long offset = r.offset(); // a retry is handed over with its original coordinates
+          if (called.add(offset)) {
+            firstCalls.incrementAndGet(bucket);
+            highest.accumulateAndGet(bucket, offset, Math::max);
+          } else {
+            retries.incrementAndGet(bucket);
+          }
           if (java.util.Arrays.equals(r.key(), probeKey)) {
             double at = (now - first.get()) / 1e6;
             String hop = "";
@@ -129,6 +147,18 @@ public final class OrderedRetryHops {
         percent,
         (System.nanoTime() - first.get()) / 1e6,
         probe);
+    long done = (System.nanoTime() - first.get()) / 100_000_000L;
+    for (int b = 0; b <= Math.min(done, BUCKETS - 1); b++) {
+      calls.add(
+          String.format(
+              Locale.ROOT,
+              "%5d-%5d ms: first calls %6d, retries %5d, highest offset called %6d",
+              b * 100,
+              b * 100 + 100,
+              firstCalls.get(b),
+              retries.get(b),
+              highest.get(b)));
+    }
     return calls;
   }
 }

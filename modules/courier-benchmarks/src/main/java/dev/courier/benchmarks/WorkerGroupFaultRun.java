@@ -83,6 +83,10 @@ public final class WorkerGroupFaultRun {
   private final Random random;
   private final List<String> events = new ArrayList<>();
   private long t0;
+
+  /** {@link #t0} as wall-clock time, to place a dead letter's failure among the faults. */
+  private long t0Wall;
+
   private String topic;
 
   /** The workers' group's ladder on {@link #topic}. */
@@ -179,6 +183,7 @@ public final class WorkerGroupFaultRun {
               this::event);
       ExecutorService input = Executors.newSingleThreadExecutor();
       t0 = System.nanoTime();
+      t0Wall = System.currentTimeMillis();
       try {
         for (int i = 0; i < 3; i++) {
           workers.join();
@@ -263,7 +268,7 @@ public final class WorkerGroupFaultRun {
           dlt,
           order.firstHandling(),
           order.finalState(),
-          order.parking(),
+          order.parking().stream().map(v -> v + letters(dead, v)).toList(),
           order.parkedAfterRepeat(),
           ordered ? waitingBehindNamesNoLetter(dead) : List.of(),
           history.backwardMoves(),
@@ -272,6 +277,30 @@ public final class WorkerGroupFaultRun {
           List.copyOf(events),
           tooLarge.size());
     }
+  }
+
+  /**
+   * For a record parked more than once, its letters in DLT order, each with when its failure was
+   * (seconds into the run, as the faults are listed): a letter whose failure came before the one
+   * written ahead of it was written late, by a member that went on after its partition moved.
+   */
+  private String letters(List<DltRecord> dead, String violation) {
+    if (!violation.contains(" parked ") || violation.endsWith("succeeded")) {
+      return "";
+    }
+    String key = violation.substring(0, violation.indexOf(' '));
+    return dead.stream()
+        .filter(d -> d.operationKey().orElse("?").equals(key))
+        .sorted(java.util.Comparator.comparingLong(DltRecord::offset))
+        .map(
+            d ->
+                String.format(
+                    Locale.ROOT,
+                    "%d %s, failed at %.1fs",
+                    d.offset(),
+                    d.reason(),
+                    (d.failedAt().toEpochMilli() - t0Wall) / 1e3))
+        .collect(Collectors.joining("; ", " (letters at DLT offsets ", ")"));
   }
 
   /** Each record parked as waiting-behind names a record in the DLT. */

@@ -37,6 +37,13 @@ final class ChainWrites {
       dirty = new LinkedHashMap<>();
 
   /**
+   * Per partition, the earliest record in {@link #dirty}'s sources, kept as they are added: {@link
+   * #unwritten} is asked at every poll, and recomputing it from every changed key was the loop's
+   * hottest frame in {@code OrderedRetryHops} with 10% failing.
+   */
+  private final Map<TopicPartition, Long> heldFrom = new HashMap<>();
+
+  /**
    * Each key's last write on its way, until Kafka answered it: a record of the key handled
    * meanwhile waits for it too ({@link #holdOn}).
    */
@@ -80,11 +87,16 @@ final class ChainWrites {
    * may be committed.
    */
   Map<TopicPartition, Long> unwritten() {
-    Map<TopicPartition, Long> held = new HashMap<>();
-    for (Map<TopicPartition, ConsumerRecord<byte[], byte[]>> sources : dirty.values()) {
-      sources.forEach((tp, r) -> held.merge(tp, r.offset(), Math::min));
+    return new HashMap<>(heldFrom);
+  }
+
+  private void addSource(
+      Map<TopicPartition, ConsumerRecord<byte[], byte[]>> sources,
+      TopicPartition tp,
+      ConsumerRecord<byte[], byte[]> record) {
+    if (sources.putIfAbsent(tp, record) == null) {
+      heldFrom.merge(tp, record.offset(), Math::min);
     }
-    return held;
   }
 
   /** The chain's state is written before the next commit, and before {@code source}'s. */
@@ -92,7 +104,7 @@ final class ChainWrites {
     Map<TopicPartition, ConsumerRecord<byte[], byte[]>> sources =
         dirty.computeIfAbsent(Map.entry(c.tp, c.key), k -> new LinkedHashMap<>());
     if (source != null) {
-      sources.putIfAbsent(new TopicPartition(source.topic(), source.partition()), source);
+      addSource(sources, new TopicPartition(source.topic(), source.partition()), source);
     }
   }
 
@@ -107,7 +119,7 @@ final class ChainWrites {
     Map.Entry<TopicPartition, ChainKey> k = Map.entry(tp, new ChainKey(record.key()));
     Map<TopicPartition, ConsumerRecord<byte[], byte[]>> sources = dirty.get(k);
     if (sources != null) {
-      sources.putIfAbsent(tp, record);
+      addSource(sources, tp, record);
       return;
     }
     Future<RecordMetadata> write = inFlight.get(k);
@@ -129,6 +141,7 @@ final class ChainWrites {
     }
     var changed = List.copyOf(dirty.entrySet());
     dirty.clear();
+    heldFrom.clear();
     for (var e : changed) {
       TopicPartition tp = e.getKey().getKey();
       ChainKey key = e.getKey().getValue();
@@ -166,6 +179,10 @@ final class ChainWrites {
   void forget(Collection<TopicPartition> partitions) {
     dirty.keySet().removeIf(e -> partitions.contains(e.getKey()));
     inFlight.keySet().removeIf(e -> partitions.contains(e.getKey()));
+    heldFrom.clear();
+    for (Map<TopicPartition, ConsumerRecord<byte[], byte[]>> sources : dirty.values()) {
+      sources.forEach((tp, r) -> heldFrom.merge(tp, r.offset(), Math::min));
+    }
   }
 
   private void tombstone(TopicPartition tp, ChainKey key) {
