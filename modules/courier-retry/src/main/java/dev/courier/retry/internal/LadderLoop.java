@@ -190,15 +190,17 @@ public final class LadderLoop<K, V> {
     // A member not known to be in its group (thawed, cut off) neither calls nor writes: what it
     // holds may be another member's by now (MembershipLease).
     boolean member = membership.lease().holds();
+    // Records handled before the poll are committed (and counted) after it: it does not wait.
+    boolean handled = false;
     if (member) {
       if (order != null) {
         order.catchUp();
       }
-      runDueHeld();
+      handled = runDueHeld();
       if (order != null) {
         // After the held records: a head that just succeeded releases its key now, not after a
         // poll that may wait out the poll timeout.
-        released.run();
+        handled |= released.run();
         pauses.releaseWithRoom(order::roomAgain);
       }
     }
@@ -211,7 +213,9 @@ public final class LadderLoop<K, V> {
     try {
       records =
           consumer.poll(
-              tiers ? Duration.ZERO : waits.pollTimeout(settings.pollTimeout(), clock.instant()));
+              tiers || handled
+                  ? Duration.ZERO
+                  : waits.pollTimeout(settings.pollTimeout(), clock.instant()));
     } finally {
       if (tiers) {
         pauses.resumeAfterCall();
@@ -244,18 +248,20 @@ public final class LadderLoop<K, V> {
   /**
    * Runs the held records whose wait is over, then resumes each partition that has none left, so a
    * hop is as late as the loop's wake-up and not a fetch round trip.
+   *
+   * @return whether any were due
    */
-  private void runDueHeld() {
-    waits
-        .takeDue(clock.instant())
-        .forEach(
-            (tp, held) -> {
-              // Not settled (stopping, revoked): left paused, and a partition assigned again
-              // comes back unpaused at its committed offset.
-              if (handlePartition(tp, held)) {
-                pauses.released(tp);
-              }
-            });
+  private boolean runDueHeld() {
+    Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> due = waits.takeDue(clock.instant());
+    due.forEach(
+        (tp, held) -> {
+          // Not settled (stopping, revoked): left paused, and a partition assigned again
+          // comes back unpaused at its committed offset.
+          if (handlePartition(tp, held)) {
+            pauses.released(tp);
+          }
+        });
+    return !due.isEmpty();
   }
 
   /**

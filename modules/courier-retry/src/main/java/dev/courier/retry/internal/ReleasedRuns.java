@@ -41,8 +41,12 @@ final class ReleasedRuns {
     this.clock = clock;
   }
 
-  /** On the loop's thread: hands every releasable key's records over and settles them. */
-  void run() {
+  /**
+   * On the loop's thread: hands every releasable key's records over and settles them.
+   *
+   * @return whether any were
+   */
+  boolean run() {
     List<Run> runs = new ArrayList<>();
     for (KeyOrder.Released released : order.releasable()) {
       TopicPartition tp = released.chain().partition();
@@ -79,5 +83,6 @@ final class ReleasedRuns {
     // calls too, before their partition's commit.
     runs.forEach(settler::register);
     runs.forEach(settler::settle);
+    return !runs.isEmpty();
   }
 }
