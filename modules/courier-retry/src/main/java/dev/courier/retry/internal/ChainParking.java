@@ -363,6 +363,37 @@ final class ChainParking {
     return Optional.of(records);
   }
 
+  /**
+   * Partitions being revoked: waits up to {@link #PARK_ANSWER} for their chains' letters, sent
+   * aside from the forwards that the revocation's commit waits for. Their next owner reads the DLT
+   * when it is assigned, and parked again a record whose letter was still on its way ({@code
+   * FaultCampaign} run 8, seed 7: op-570 parked twice as waiting-behind, 0.3 s apart, after a
+   * worker thawed).
+   */
+  void awaitLetters(Collection<TopicPartition> partitions) {
+    List<Future<RecordMetadata>> sends = new ArrayList<>();
+    parking.forEach(
+        (c, letters) -> {
+          if (partitions.contains(c.tp)) {
+            letters.forEach(l -> sends.add(l.send()));
+          }
+        });
+    headLetters.forEach(
+        (c, l) -> {
+          if (partitions.contains(c.tp)) {
+            sends.add(l.send());
+          }
+        });
+    if (!sends.isEmpty() && !Answers.answered(sends, PARK_ANSWER)) {
+      LOG.warn(
+          "{} dead letter(s) of {} not answered within {} ms of their revocation: the next owner"
+              + " may park those records again",
+          sends.size(),
+          partitions,
+          PARK_ANSWER.toMillis());
+    }
+  }
+
   /** Partitions revoked or lost: their parking is their next owner's, who reads it back. */
   void forget(Collection<TopicPartition> partitions) {
     toPark.keySet().removeIf(c -> partitions.contains(c.tp));

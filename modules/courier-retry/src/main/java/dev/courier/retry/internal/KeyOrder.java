@@ -354,6 +354,14 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
         .ifPresent(restored -> parking.headDeadLettered(restored, null, null));
   }
 
+  /**
+   * Partitions being revoked: the dead letters of their parked chains are answered before their
+   * next owner reads the DLT ({@link ChainParking#awaitLetters}).
+   */
+  public void revoking(Collection<TopicPartition> partitions) {
+    parking.awaitLetters(partitions);
+  }
+
   /** Partitions revoked or lost: their keys are their next owner's, who reads them back. */
   public void forget(Collection<TopicPartition> gone) {
     chains.forget(gone);

@@ -42,6 +42,9 @@ public final class LadderRebalance implements ConsumerRebalanceListener {
     settler.revoked(partitions);
     settler.finishRevoked(partitions);
     commits.commitRevoked(partitions);
+    if (order != null) {
+      order.revoking(partitions);
+    }
     waits.forget(partitions);
     pauses.forget(partitions);
     if (order != null) {
