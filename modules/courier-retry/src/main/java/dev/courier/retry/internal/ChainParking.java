@@ -378,12 +378,7 @@ final class ChainParking {
             letters.forEach(l -> sends.add(l.send()));
           }
         });
-    headLetters.forEach(
-        (c, l) -> {
-          if (partitions.contains(c.tp)) {
-            sends.add(l.send());
-          }
-        });
+    // Heads' own letters are forwards (LadderPublisher.deadLetter): the commit waited for them.
     if (!sends.isEmpty() && !Answers.answered(sends, PARK_ANSWER)) {
       LOG.warn(
           "{} dead letter(s) of {} not answered within {} ms of their revocation: the next owner"
