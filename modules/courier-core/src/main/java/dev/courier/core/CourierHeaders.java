@@ -90,6 +90,14 @@ public final class CourierHeaders {
    */
   public static final String ORDERING_MOVED_FROM = "courier.ordering.moved.from";
 
+  /**
+   * On every record in a group's topic of blocked keys: the consumer group generation in which the
+   * writer was given the partition. Each owner marks the partition with its generation when it is
+   * assigned; a later write of a lower generation comes from a member that lost the partition
+   * (frozen or cut off, its producer writing when it woke) and is not read back.
+   */
+  public static final String ORDERING_GENERATION = "courier.ordering.generation";
+
   /** Set on records an operator replayed from a DLT: {@code <dlt topic>-<partition>@<offset>}. */
   public static final String REPLAY_OF = "courier.replay.of";
 
@@ -290,6 +298,14 @@ public final class CourierHeaders {
               "the shared ladder's <topic>.retry.blocked",
               "A group's ladder copied the shared ladder's blocked keys of the partition into its"
                   + " own topic before this mark: from here on only its own topic is read."),
+          new Spec(
+              ORDERING_GENERATION,
+              "retry ladder (every record in <topic>.<group>.retry.blocked)",
+              "retry ladder (when a partition's blocked keys are read back)",
+              "decimal: the consumer group generation in which the writer was given the partition",
+              "Fences a former owner's late writes: a key's state written with a lower generation"
+                  + " than a mark or write before it is not read back, and the new owner writes"
+                  + " the key's state again."),
           new Spec(
               TRACEPARENT,
               "outbox relay (from the row's tracingspancontext), retry ladder (each hop: the"

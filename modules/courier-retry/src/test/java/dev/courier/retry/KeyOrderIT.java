@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.courier.core.CourierHeaders;
 import dev.courier.core.PermanentError;
+import dev.courier.retry.internal.ChainRecords;
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.TestDatabase;
@@ -18,8 +19,12 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -242,6 +247,64 @@ class KeyOrderIT {
     assertThat(handler.calls.get("f2").get()).isEqualTo(1);
     assertThat(handler.calls.get("f3").get()).isEqualTo(1);
     assertThat(handler.calls.get("g2").get()).as("not repeated by the second").isEqualTo(1);
+  }
+
+  /**
+   * A former owner frozen or cut off past its session writes, when it wakes, the state its key had
+   * then: here k1 blocked in its tier, although the key was resolved and the partition committed
+   * past it since. The next owner does not read it back (it follows a later generation's mark), so
+   * k2 is handled, not held behind a head nothing will bring back.
+   */
+  @Test
+  void aFormerOwnersLateWriteOfAKeysStateDoesNotHoldTheKey(KafkaBroker kafka) throws Exception {
+    String topic = UniqueNames.topic("late");
+    String group = UniqueNames.group("late");
+    kafka.createTopic(topic, 1);
+    Scripted handler = new Scripted();
+    send(kafka, topic, "K", "k1");
+    Map<String, Object> s = settings(kafka, topic, group, "key", 200);
+    Running.until(
+        consumer(s, handler, new SimpleMeterRegistry()), p -> p.succeeded() >= 1, TIMEOUT);
+    String blocked = new RetryTopics(topic, group, 1).blocked();
+    int generation = highestGeneration(kafka, blocked);
+    assertThat(generation).as("the owner marked the partition with its generation").isPositive();
+
+    java.nio.ByteBuffer k1Blocked = java.nio.ByteBuffer.allocate(29);
+    k1Blocked.put((byte) 1).putLong(0).putLong(0).putLong(System.currentTimeMillis()).putInt(0);
+    ProducerRecord<byte[], byte[]> late =
+        new ProducerRecord<>(blocked, 0, ChainRecords.key(0, "K".getBytes()), k1Blocked.array());
+    ChainRecords.stamp(late.headers(), generation - 1);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      producer.send(late).get(30, TimeUnit.SECONDS);
+    }
+    send(kafka, topic, "K", "k2");
+    Running.until(
+        consumer(s, handler, new SimpleMeterRegistry()), p -> p.succeeded() >= 1, TIMEOUT);
+
+    assertThat(handler.calls.get("k1").get()).isEqualTo(1);
+    assertThat(handler.calls.get("k2").get()).isEqualTo(1);
+  }
+
+  private static int highestGeneration(KafkaBroker kafka, String topic) {
+    TopicPartition tp = new TopicPartition(topic, 0);
+    int highest = -1;
+    try (KafkaConsumer<byte[], byte[]> reader =
+        new KafkaConsumer<>(
+            kafka.consumerConfig(UniqueNames.group("read")),
+            new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+      reader.assign(List.of(tp));
+      reader.seekToBeginning(List.of(tp));
+      long end = reader.endOffsets(List.of(tp)).get(tp);
+      while (reader.position(tp) < end) {
+        for (var r : reader.poll(Duration.ofMillis(200)).records(tp)) {
+          highest = Math.max(highest, ChainRecords.generationOf(r));
+        }
+      }
+    }
+    return highest;
   }
 
   /**

@@ -1,11 +1,16 @@
 package dev.courier.retry.internal;
 
+import dev.courier.core.CourierHeaders;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 
 /**
  * How a blocked key is kept in {@code <topic>.<group>.retry.blocked}: keyed by the main topic's
@@ -24,7 +29,45 @@ public final class ChainRecords {
    */
   private static final byte DONE = 2;
 
+  /**
+   * The record key of an owner's mark, written when it is given the partition ({@link
+   * ChainStore#restore}); a record key Kafka clients cannot produce from text keys by accident.
+   */
+  private static final byte[] GENERATION_MARK =
+      "\u0000courier.ordering.generation".getBytes(StandardCharsets.UTF_8);
+
   private ChainRecords() {}
+
+  /** The key of the partition's mark of the generation its owner was given it in. */
+  public static byte[] generationMark(int partition) {
+    return key(partition, GENERATION_MARK);
+  }
+
+  static boolean isGenerationMark(byte[] recordKey) {
+    return Arrays.equals(recordKey, GENERATION_MARK);
+  }
+
+  /** Stamps a write with its writer's generation ({@link CourierHeaders#ORDERING_GENERATION}). */
+  public static void stamp(Headers headers, int generation) {
+    if (generation >= 0) {
+      headers.add(
+          CourierHeaders.ORDERING_GENERATION,
+          Integer.toString(generation).getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  /** The writer's generation, or -1 for a record without one (written before the stamp existed). */
+  public static int generationOf(ConsumerRecord<byte[], byte[]> r) {
+    Header h = r.headers().lastHeader(CourierHeaders.ORDERING_GENERATION);
+    if (h == null || h.value() == null) {
+      return -1;
+    }
+    try {
+      return Integer.parseInt(new String(h.value(), StandardCharsets.UTF_8));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
 
   /**
    * The state record's key: the main-topic partition (4 bytes, big-endian), then the record key.

@@ -6,9 +6,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -89,9 +91,9 @@ public final class ChainStore implements AutoCloseable {
    *
    * @throws TimeoutException the DLT could not be read to its end within the timeout
    */
-  public java.util.Set<Long> parked(TopicPartition mainTp, java.time.Instant since) {
+  public Set<Long> parked(TopicPartition mainTp, java.time.Instant since) {
     TopicPartition dlt = new TopicPartition(deadLetterTopic, mainTp.partition());
-    java.util.Set<Long> offsets = new java.util.HashSet<>();
+    Set<Long> offsets = new HashSet<>();
     reader.assign(List.of(dlt));
     try {
       long from =
@@ -142,18 +144,51 @@ public final class ChainStore implements AutoCloseable {
    * group's own with a mark after them, before the partition's first record: from then on its own
    * topic is the whole record, and a key freed there never comes back from the shared one.
    *
+   * <p>The partition is first marked with {@code generation}, the consumer group generation this
+   * member was given it in. A write read after a mark or write of a higher generation comes from a
+   * member that had lost the partition by then (frozen, or cut off from the broker, its producer
+   * sending what it held when it woke): it is not read back, and the key's state before it is
+   * written again, so compaction cannot leave the late write as the key's last word. Without this a
+   * former owner's late "blocked" outlived the head the next owner had resolved, and the key's
+   * later records waited for good (the campaign's seed 8: 15 records lost).
+   *
+   * @param generation the group generation this member was given the partition in; -1 for none
    * @throws TimeoutException the state could not be read to its end within the timeout
    */
-  public List<KeyChain> restore(TopicPartition mainTp) {
+  public List<KeyChain> restore(TopicPartition mainTp, int generation) {
     TopicPartition own = new TopicPartition(blockedTopic, mainTp.partition());
+    if (generation >= 0) {
+      send(own, ChainRecords.generationMark(own.partition()), new byte[0], generation);
+    }
     Map<ChainKey, byte[][]> last = new LinkedHashMap<>();
-    boolean moved = read(own, mainTp.partition(), last);
+    Map<ChainKey, String> fenced = new HashMap<>();
+    boolean moved = read(own, mainTp.partition(), last, fenced);
     if (sharedBlockedTopic != null && !moved) {
       Map<ChainKey, byte[][]> merged = new LinkedHashMap<>();
-      read(new TopicPartition(sharedBlockedTopic, mainTp.partition()), mainTp.partition(), merged);
+      read(
+          new TopicPartition(sharedBlockedTopic, mainTp.partition()),
+          mainTp.partition(),
+          merged,
+          new HashMap<>());
       merged.putAll(last); // the group's own word on a key, a freed one too, is the later one
-      moveShared(own, merged);
+      moveShared(own, merged, generation);
       last = merged;
+    }
+    for (var f : fenced.entrySet()) {
+      ChainKey key = f.getKey();
+      byte[][] kv = last.get(key);
+      LOG.warn(
+          "{}: key '{}' was last written {}: a former owner's late write; not read back, and"
+              + " the key's state before it is written again ({})",
+          own,
+          new String(key.bytes(), StandardCharsets.UTF_8),
+          f.getValue(),
+          kv == null ? "free" : "blocked");
+      send(
+          own,
+          ChainRecords.key(own.partition(), key.bytes()),
+          kv == null ? null : kv[1],
+          generation);
     }
     List<KeyChain> chains = new ArrayList<>();
     last.forEach(
@@ -172,27 +207,70 @@ public final class ChainStore implements AutoCloseable {
   }
 
   /**
-   * Reads a partition of a topic of blocked keys to its end: the last record of each key of the
-   * main partition (null for a tombstone). Whether the mark of the shared ladder's move was seen.
+   * Sends a record stamped with the generation, unawaited: the ladder's producer keeps it ahead of
+   * this member's later writes to the partition, and one that fails is only a mark or a repair the
+   * next owner makes again.
    */
-  private boolean read(TopicPartition state, int mainPartition, Map<ChainKey, byte[][]> last) {
+  private void send(TopicPartition own, byte[] key, byte[] value, int generation) {
+    ProducerRecord<byte[], byte[]> r =
+        new ProducerRecord<>(own.topic(), own.partition(), key, value);
+    ChainRecords.stamp(r.headers(), generation);
+    writer.send(
+        r,
+        (metadata, e) -> {
+          if (e != null) {
+            LOG.warn("{}: could not write a key's state or mark ({})", own, e.toString());
+          }
+        });
+  }
+
+  /**
+   * Reads a partition of a topic of blocked keys to its end: the last record of each key of the
+   * main partition (null for a tombstone), except those written after a higher generation's mark or
+   * write: a key whose last record is such a write goes to {@code fenced}, with where and by whom
+   * it was written. Whether the mark of the shared ladder's move was seen.
+   */
+  private boolean read(
+      TopicPartition state,
+      int mainPartition,
+      Map<ChainKey, byte[][]> last,
+      Map<ChainKey, String> fenced) {
     reader.assign(List.of(state));
     try {
       long end = reader.endOffsets(List.of(state), timeout).get(state);
       reader.seekToBeginning(List.of(state));
       boolean moved = false;
+      int highest = -1;
       long deadline = System.nanoTime() + timeout.toNanos();
       while (reader.position(state, timeout) < end) {
         if (System.nanoTime() > deadline) {
           throw new TimeoutException("could not read " + state + " to offset " + end);
         }
         for (ConsumerRecord<byte[], byte[]> r : reader.poll(POLL).records(state)) {
+          int generation = ChainRecords.generationOf(r);
           if (r.headers().lastHeader(MOVED) != null) {
             moved = true;
           } else if (r.key() != null && ChainRecords.partitionOf(r.key()) == mainPartition) {
-            ChainKey key = new ChainKey(ChainRecords.recordKeyOf(r.key()));
-            last.put(key, r.value() == null ? null : new byte[][] {r.key(), r.value()});
+            byte[] recordKey = ChainRecords.recordKeyOf(r.key());
+            if (ChainRecords.isGenerationMark(recordKey)) {
+              // only raises the fence below
+            } else if (generation >= 0 && generation < highest) {
+              fenced.put(
+                  new ChainKey(recordKey),
+                  "at offset "
+                      + r.offset()
+                      + " by generation "
+                      + generation
+                      + " after generation "
+                      + highest
+                      + " had the partition");
+            } else {
+              ChainKey key = new ChainKey(recordKey);
+              fenced.remove(key); // written since by an owner (a repair, or its own change)
+              last.put(key, r.value() == null ? null : new byte[][] {r.key(), r.value()});
+            }
           }
+          highest = Math.max(highest, generation);
         }
       }
       return moved;
@@ -204,13 +282,15 @@ public final class ChainStore implements AutoCloseable {
   /**
    * Writes the chains into the group's own topic, then the mark, and waits for Kafka to take all.
    */
-  private void moveShared(TopicPartition own, Map<ChainKey, byte[][]> chains) {
+  private void moveShared(TopicPartition own, Map<ChainKey, byte[][]> chains, int generation) {
     List<Future<?>> sends = new ArrayList<>();
     chains.forEach(
         (key, kv) -> {
           if (kv != null) {
-            sends.add(
-                writer.send(new ProducerRecord<>(own.topic(), own.partition(), kv[0], kv[1])));
+            ProducerRecord<byte[], byte[]> copy =
+                new ProducerRecord<>(own.topic(), own.partition(), kv[0], kv[1]);
+            ChainRecords.stamp(copy.headers(), generation);
+            sends.add(writer.send(copy));
           }
         });
     ProducerRecord<byte[], byte[]> mark =
@@ -220,6 +300,7 @@ public final class ChainStore implements AutoCloseable {
             ChainRecords.key(own.partition(), MOVED_KEY),
             new byte[0]);
     mark.headers().add(MOVED, sharedBlockedTopic.getBytes(StandardCharsets.UTF_8));
+    ChainRecords.stamp(mark.headers(), generation);
     try {
       for (Future<?> send : sends) {
         send.get(timeout.toMillis(), TimeUnit.MILLISECONDS);

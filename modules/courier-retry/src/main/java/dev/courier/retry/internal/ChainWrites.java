@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
+import java.util.function.ToIntFunction;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -62,12 +63,17 @@ final class ChainWrites {
   private final Clock clock;
   private long writtenAt;
 
+  /** The generation each partition was given in: every write is stamped with it. */
+  private final ToIntFunction<TopicPartition> generation;
+
   ChainWrites(
       KeyChains chains,
       LadderPublisher publisher,
       RetryTopics topics,
       OrderMetrics metrics,
-      Clock clock) {
+      Clock clock,
+      ToIntFunction<TopicPartition> generation) {
+    this.generation = generation;
     this.chains = chains;
     this.publisher = publisher;
     this.topics = topics;
@@ -154,6 +160,7 @@ final class ChainWrites {
               tp.partition(),
               ChainRecords.key(tp.partition(), key.bytes()),
               state(tp, key),
+              generation.applyAsInt(tp),
               e.getValue().values(),
               () -> dirty.putIfAbsent(Map.entry(tp, key), new LinkedHashMap<>())));
     }

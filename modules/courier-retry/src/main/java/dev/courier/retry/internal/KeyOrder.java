@@ -77,10 +77,11 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     this.settings = settings;
     this.metrics = metrics;
     this.clock = clock;
-    this.writes = new ChainWrites(chains, publisher, topics, metrics, clock);
+    this.partitions = new MainPartitions(chains, store, topics, settings.letterLookBack());
+    this.writes =
+        new ChainWrites(chains, publisher, topics, metrics, clock, partitions::generation);
     this.parking =
         new ChainParking(chains, store, publisher, topics, settings, metrics, clock, writes);
-    this.partitions = new MainPartitions(chains, store, topics, settings.letterLookBack());
     this.released = new ReleasedLetters(chains, publisher, writes);
     publisher.keyOrder(parking::refusedHead);
   }
@@ -338,8 +339,9 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
   /** Partitions assigned: their blocked keys are read back before their first record. */
   public void assigned(
       Collection<TopicPartition> assigned,
-      Function<TopicPartition, Optional<OffsetAndMetadata>> commits) {
-    partitions.assigned(assigned, commits).forEach(this::headParkedBefore);
+      Function<TopicPartition, Optional<OffsetAndMetadata>> commits,
+      int generation) {
+    partitions.assigned(assigned, commits, generation).forEach(this::headParkedBefore);
   }
 
   /**

@@ -175,7 +175,14 @@ public final class LadderLoop<K, V> {
     loop.run(
         () ->
             consumer.subscribe(
-                subscribed, new LadderRebalance(settler, commits, waits, pauses, order)),
+                subscribed,
+                new LadderRebalance(
+                    settler,
+                    commits,
+                    waits,
+                    pauses,
+                    order,
+                    () -> consumer.groupMetadata().generationId())),
         () -> done.test(progress.snapshot()),
         this::pollOnce);
   }

@@ -133,9 +133,12 @@ public final class LadderPublisher implements AutoCloseable {
       int partition,
       byte[] key,
       byte[] value,
+      int generation,
       Collection<ConsumerRecord<byte[], byte[]>> sources,
       Runnable lost) {
-    Future<RecordMetadata> ack = producer.send(new ProducerRecord<>(topic, partition, key, value));
+    ProducerRecord<byte[], byte[]> write = new ProducerRecord<>(topic, partition, key, value);
+    ChainRecords.stamp(write.headers(), generation);
+    Future<RecordMetadata> ack = producer.send(write);
     add(new Forward(null, null, topic, null, null, ack, lost));
     for (ConsumerRecord<byte[], byte[]> source : sources) {
       holdOn(source, ack);

@@ -1,6 +1,7 @@
 package dev.courier.retry.internal;
 
 import java.util.Collection;
+import java.util.function.IntSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -19,18 +20,22 @@ public final class LadderRebalance implements ConsumerRebalanceListener {
   private final TierWaits waits;
   private final PartitionPauses pauses;
   private final KeyOrder order;
+  private final IntSupplier generation;
 
   /**
    * @param order key order, or null: the blocked keys of partitions assigned are read back before
    *     their first record
+   * @param generation the member's group generation, asked when partitions are assigned
    */
   public LadderRebalance(
       RunSettler settler,
       Commits commits,
       TierWaits waits,
       PartitionPauses pauses,
-      KeyOrder order) {
+      KeyOrder order,
+      IntSupplier generation) {
     this.order = order;
+    this.generation = generation;
     this.settler = settler;
     this.commits = commits;
     this.waits = waits;
@@ -76,7 +81,7 @@ public final class LadderRebalance implements ConsumerRebalanceListener {
     }
     commits.assigned(partitions);
     if (order != null) {
-      order.assigned(partitions, commits::atAssignment);
+      order.assigned(partitions, commits::atAssignment, generation.getAsInt());
     }
     if (settler.callInFlight()) {
       pauses.pauseForCall(

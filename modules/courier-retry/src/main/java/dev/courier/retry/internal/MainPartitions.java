@@ -53,6 +53,12 @@ final class MainPartitions {
    */
   private final Map<TopicPartition, Set<Long>> parkedAhead = new HashMap<>();
 
+  /**
+   * The group generation each owned partition was given in: its mark, and the stamp on every write
+   * of its keys' state ({@link ChainStore#restore}).
+   */
+  private final Map<TopicPartition, Integer> generations = new HashMap<>();
+
   /** Each owned partition's commit as read at its assignment (for a restore tried again). */
   private final Map<TopicPartition, Optional<OffsetAndMetadata>> commits = new HashMap<>();
 
@@ -149,11 +155,13 @@ final class MainPartitions {
    */
   List<KeyChain> assigned(
       Collection<TopicPartition> partitions,
-      Function<TopicPartition, Optional<OffsetAndMetadata>> committed) {
+      Function<TopicPartition, Optional<OffsetAndMetadata>> committed,
+      int generation) {
     List<KeyChain> headsParked = new ArrayList<>();
     for (TopicPartition tp : partitions) {
       if (topics.tierOf(tp.topic()) == 0) {
         owned.add(tp);
+        generations.put(tp, generation);
         commits.put(tp, committed.apply(tp));
         restore(tp, headsParked);
       }
@@ -172,8 +180,14 @@ final class MainPartitions {
     return headsParked;
   }
 
+  /** The generation the partition was given in; -1 when not owned. */
+  int generation(TopicPartition tp) {
+    return generations.getOrDefault(tp, -1);
+  }
+
   void forget(Collection<TopicPartition> partitions) {
     owned.removeAll(partitions);
+    partitions.forEach(generations::remove);
     unrestored.removeAll(partitions);
     partitions.forEach(again::remove);
     partitions.forEach(parkedAhead::remove);
@@ -222,6 +236,23 @@ final class MainPartitions {
     return headsParked;
   }
 
+  /** The first keys read back, each with its head and first waiting record, for the log. */
+  private static String described(List<KeyChain> restored) {
+    StringBuilder b = new StringBuilder();
+    restored.stream()
+        .filter(c -> !c.draining() || !c.waiting.isEmpty())
+        .limit(10)
+        .forEach(
+            c ->
+                b.append(b.length() == 0 ? "" : ", ")
+                    .append(new String(c.key.bytes(), java.nio.charset.StandardCharsets.UTF_8))
+                    .append(" head ")
+                    .append(c.head)
+                    .append(c.waiting.isEmpty() ? "" : " then " + c.waiting.peekFirst().offset())
+                    .append(" (" + c.waiting.size() + " waiting)"));
+    return b.toString();
+  }
+
   private static Optional<Long> boxed(OptionalLong value) {
     return value.isPresent() ? Optional.of(value.getAsLong()) : Optional.empty();
   }
@@ -229,7 +260,7 @@ final class MainPartitions {
   private void restore(TopicPartition tp, List<KeyChain> headsParked) {
     List<KeyChain> restored;
     try {
-      restored = store.restore(tp);
+      restored = store.restore(tp, generation(tp));
       headsParked.addAll(dropParked(tp, restored));
     } catch (KafkaException e) {
       if (unrestored.add(tp)) {
@@ -245,11 +276,13 @@ final class MainPartitions {
     chains.restore(tp, restored);
     if (chains.blockedKeys(tp) > 0) {
       LOG.info(
-          "{}: {} blocked key(s), {} record(s) waiting, read back from {}",
+          "{}: {} blocked key(s), {} record(s) waiting, read back from {} in generation {}: {}",
           tp,
           chains.blockedKeys(tp),
           chains.waitingRecords(tp),
-          topics.blocked());
+          topics.blocked(),
+          generation(tp),
+          described(restored));
     }
   }
 }

@@ -71,13 +71,13 @@ class ChainStoreUpgradeIT {
   void aPartitionWithNoSharedTopicIsItsOwnRecord() throws Exception {
     write(own, "k1", chain("k1", 10, 11));
     try (ChainStore store = store(null)) {
-      assertThat(keys(store.restore(main))).containsExactly("k1");
+      assertThat(keys(store.restore(main, -1))).containsExactly("k1");
     }
   }
 
   private List<KeyChain> restore() {
     try (ChainStore store = store(shared)) {
-      return store.restore(main);
+      return store.restore(main, -1);
     }
   }
 
