@@ -318,7 +318,7 @@ class ForwardRefusedIT {
 
   /**
    * User {@code worker} reads, describes and creates everything of the ladder, and writes key
-   * order's state and {@code writable}, nothing else.
+   * order's state (its dead letters' transactional ids too) and {@code writable}, nothing else.
    */
   private static void allowWorker(KafkaProcess kafka, String topic, String group, String writable) {
     kafka.addUser("worker", "worker-secret");
@@ -336,6 +336,13 @@ class ForwardRefusedIT {
         new RetryTopics(topic, group, 1).blocked(),
         AclOperation.WRITE);
     kafka.allow("worker", ResourceType.GROUP, group, AclOperation.READ);
+    // Key order's dead letters are written in transactions, one id per partition.
+    kafka.allow(
+        "worker",
+        ResourceType.TRANSACTIONAL_ID,
+        group + ".",
+        AclOperation.WRITE,
+        AclOperation.DESCRIBE);
   }
 
   /** op-1, op-2 and op-3 of key acc on the topic; the settings of {@code worker}'s ladder on it. */

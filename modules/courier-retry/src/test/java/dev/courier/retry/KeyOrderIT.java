@@ -19,10 +19,14 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -285,6 +289,66 @@ class KeyOrderIT {
 
     assertThat(handler.calls.get("k1").get()).isEqualTo(1);
     assertThat(handler.calls.get("k2").get()).isEqualTo(1);
+  }
+
+  /**
+   * A former owner cut off with a dead letter in an open transaction: the next owner opens the
+   * partition's letters' transactional id when it is given the partition, which aborts that
+   * transaction, and parks the record once; the former owner's commit, when it wakes, is refused.
+   */
+  @Test
+  void aFormerOwnersDeadLetterStillOnItsWayIsFencedAndTheRecordParkedOnce(KafkaBroker kafka)
+      throws Exception {
+    String topic = UniqueNames.topic("zombie");
+    String group = UniqueNames.group("zombie");
+    kafka.createTopic(topic, 1);
+    String dlt = new RetryTopics(topic, group, 1).deadLetter();
+    kafka.createTopic(dlt, 1);
+    send(kafka, topic, "P", "p1", "Q", "q1");
+    Map<String, Object> zombieSettings = new HashMap<>(kafka.producerConfig());
+    zombieSettings.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, group + "." + topic + ".dlt.0");
+    try (KafkaProducer<String, String> zombie =
+        new KafkaProducer<>(zombieSettings, new StringSerializer(), new StringSerializer())) {
+      zombie.initTransactions();
+      zombie.beginTransaction();
+      ProducerRecord<String, String> letter = new ProducerRecord<>(dlt, 0, "P", "p1");
+      letter.headers().add(CourierHeaders.ID, "p1".getBytes());
+      letter.headers().add(CourierHeaders.REASON, "permanent".getBytes());
+      letter.headers().add(CourierHeaders.ORIGINAL_TOPIC, topic.getBytes());
+      letter.headers().add(CourierHeaders.ORIGINAL_PARTITION, "0".getBytes());
+      letter.headers().add(CourierHeaders.ORIGINAL_OFFSET, "0".getBytes());
+      zombie.send(letter).get(30, TimeUnit.SECONDS); // in the log, its transaction open
+
+      Scripted handler = new Scripted().script("p1", "P");
+      Running.until(
+          consumer(settings(kafka, topic, group, "key", 200), handler, new SimpleMeterRegistry()),
+          p -> p.succeeded() >= 1 && p.deadLettered() >= 1,
+          TIMEOUT);
+
+      assertThat(handler.calls.get("p1").get()).isEqualTo(1);
+      org.assertj.core.api.Assertions.assertThatThrownBy(zombie::commitTransaction)
+          .as("the former owner's letter is refused when it wakes")
+          .isInstanceOfAny(ProducerFencedException.class, InvalidProducerEpochException.class);
+    }
+    assertThat(committedLetters(kafka, dlt)).as("parked once").containsExactly("p1");
+  }
+
+  /** The values of the DLT's letters a read-committed reader sees. */
+  private static List<String> committedLetters(KafkaBroker kafka, String dlt) {
+    TopicPartition tp = new TopicPartition(dlt, 0);
+    Map<String, Object> config = new HashMap<>(kafka.consumerConfig(UniqueNames.group("read")));
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> reader =
+        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+      reader.assign(List.of(tp));
+      reader.seekToBeginning(List.of(tp));
+      long end = reader.endOffsets(List.of(tp)).get(tp);
+      while (reader.position(tp) < end) {
+        reader.poll(Duration.ofMillis(200)).records(tp).forEach(r -> values.add(r.value()));
+      }
+    }
+    return values;
   }
 
   private static int highestGeneration(KafkaBroker kafka, String topic) {

@@ -60,6 +60,9 @@ public final class ChainStore implements AutoCloseable {
   /** The shared ladder's topic of blocked keys, if it exists. */
   private final String sharedBlockedTopic;
 
+  /** The dead letters' transactional ids, opened before the DLT is read ({@link #parked}). */
+  private final FencedLetters letters;
+
   /**
    * @param reader a consumer without a group, used only here
    * @param writer the ladder's producer
@@ -67,6 +70,7 @@ public final class ChainStore implements AutoCloseable {
    * @param sharedBlockedTopic the shared ladder's topic of blocked keys, when it exists (copied
    *     into the group's own at a partition's first restore, {@link #restore}), or null
    * @param timeout how long one restore or fetch may take before it fails (it is tried again)
+   * @param letters the ladder's fenced dead letters, or null (a reader that writes none)
    */
   public ChainStore(
       Consumer<byte[], byte[]> reader,
@@ -74,7 +78,9 @@ public final class ChainStore implements AutoCloseable {
       String blockedTopic,
       String deadLetterTopic,
       String sharedBlockedTopic,
-      Duration timeout) {
+      Duration timeout,
+      FencedLetters letters) {
+    this.letters = letters;
     this.reader = reader;
     this.writer = writer;
     this.blockedTopic = blockedTopic;
@@ -92,6 +98,11 @@ public final class ChainStore implements AutoCloseable {
    * @throws TimeoutException the DLT could not be read to its end within the timeout
    */
   public Set<Long> parked(TopicPartition mainTp, java.time.Instant since) {
+    if (letters != null) {
+      // First the partition's letters' id: a former owner's letter still on its way is refused
+      // and what it left open aborted, so what is read here is all it will ever have parked.
+      letters.open(mainTp.partition());
+    }
     TopicPartition dlt = new TopicPartition(deadLetterTopic, mainTp.partition());
     Set<Long> offsets = new HashSet<>();
     reader.assign(List.of(dlt));
@@ -352,6 +363,13 @@ public final class ChainStore implements AutoCloseable {
       reader.assign(List.of());
     }
     return found;
+  }
+
+  /** Partitions revoked or lost: their dead letters' ids are closed. */
+  public void released(Collection<TopicPartition> mainPartitions) {
+    if (letters != null) {
+      letters.release(mainPartitions.stream().map(TopicPartition::partition).toList());
+    }
   }
 
   @Override

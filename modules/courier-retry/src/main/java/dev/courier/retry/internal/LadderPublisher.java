@@ -83,6 +83,9 @@ public final class LadderPublisher implements AutoCloseable {
   /** Key order: a keyed record's hop to a tier says so ({@link CourierHeaders#ORDERING}). */
   private boolean ordered;
 
+  /** Key order: dead letters go in transactions fenced per partition; otherwise null. */
+  private FencedLetters letters;
+
   public LadderPublisher(
       Producer<byte[], byte[]> producer,
       RetryTopics topics,
@@ -121,6 +124,16 @@ public final class LadderPublisher implements AutoCloseable {
   void keyOrder(Refusals refusals) {
     this.refusals = refusals;
     this.ordered = true;
+  }
+
+  /** Key order's dead letters are written through {@code letters} ({@link FencedLetters}). */
+  void fencedLetters(FencedLetters letters) {
+    this.letters = letters;
+  }
+
+  /** A dead letter: fenced per partition under key order, through the ladder's producer else. */
+  private Future<RecordMetadata> sendLetter(ProducerRecord<byte[], byte[]> letter) {
+    return letters != null ? letters.send(letter) : producer.send(letter);
   }
 
   /**
@@ -201,7 +214,7 @@ public final class LadderPublisher implements AutoCloseable {
       letter = Hop.withoutValue(letter, record);
     }
     try (Scope ignored = tracing.sending(record)) {
-      return producer.send(letter);
+      return sendLetter(letter);
     }
   }
 
@@ -213,7 +226,8 @@ public final class LadderPublisher implements AutoCloseable {
       Instant now) {
     Future<RecordMetadata> ack;
     try (Scope ignored = tracing.sending(record)) {
-      ack = producer.send(hop(record, state, topic, failure, now));
+      ProducerRecord<byte[], byte[]> hop = hop(record, state, topic, failure, now);
+      ack = topic.equals(topics.deadLetter()) ? sendLetter(hop) : producer.send(hop);
     }
     add(new Forward(record, state, topic, failure, now, ack, null));
     return ack;
@@ -368,7 +382,7 @@ public final class LadderPublisher implements AutoCloseable {
       letter = Hop.withoutValue(letter, f.record());
     }
     try {
-      producer.send(letter).get(PARK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      sendLetter(letter).get(PARK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       Throwable why = e instanceof ExecutionException ? e.getCause() : e;
       LOG.error("{}; nor could it be parked in the DLT ({})", message, why.toString());
@@ -399,6 +413,9 @@ public final class LadderPublisher implements AutoCloseable {
 
   @Override
   public void close() {
+    if (letters != null) {
+      letters.close();
+    }
     producer.close(Duration.ofSeconds(5));
   }
 }

@@ -108,6 +108,14 @@ public final class LadderSetup {
       rc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
       // A waiting record older than the main topic's log start is reported, not waited for.
       rc.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+      // The DLT's letters are written in transactions: one a former owner left open is not read.
+      rc.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+      Duration apiTimeout =
+          Duration.ofMillis(intSetting(cc, ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000));
+      FencedLetters letters =
+          new FencedLetters(
+              producerSettings(config), config.group() + "." + topics.main() + ".dlt.", apiTimeout);
+      publisher.fencedLetters(letters);
       chains =
           new ChainStore(
               new KafkaConsumer<>(rc, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
@@ -115,8 +123,8 @@ public final class LadderSetup {
               topics.blocked(),
               topics.deadLetter(),
               sharedBlocked ? topics.sharedBlocked() : null,
-              Duration.ofMillis(
-                  intSetting(cc, ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000)));
+              apiTimeout,
+              letters);
     }
     DltDepthProbe depth =
         new DltDepthProbe(

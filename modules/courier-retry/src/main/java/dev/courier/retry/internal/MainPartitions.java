@@ -186,6 +186,11 @@ final class MainPartitions {
   }
 
   void forget(Collection<TopicPartition> partitions) {
+    List<TopicPartition> main =
+        partitions.stream().filter(tp -> topics.tierOf(tp.topic()) == 0).toList();
+    if (!main.isEmpty()) {
+      store.released(main);
+    }
     owned.removeAll(partitions);
     partitions.forEach(generations::remove);
     unrestored.removeAll(partitions);

@@ -96,7 +96,8 @@ class ChainStoreFencingIT {
             own,
             main.topic() + ".billing.dlt",
             null,
-            TIMEOUT)) {
+            TIMEOUT,
+            null)) {
       List<KeyChain> chains = store.restore(main, generation);
       producer.flush(); // the mark and the repairs, sent unawaited
       return chains;

@@ -91,7 +91,8 @@ class ChainStoreUpgradeIT {
         own,
         main.topic() + ".billing.dlt",
         sharedTopic,
-        TIMEOUT);
+        TIMEOUT,
+        null);
   }
 
   private byte[] chain(String key, long head, long... waiting) {
