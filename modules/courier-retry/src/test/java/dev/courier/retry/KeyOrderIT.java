@@ -19,15 +19,12 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -335,40 +332,16 @@ class KeyOrderIT {
 
   /** The values of the DLT's letters a read-committed reader sees. */
   private static List<String> committedLetters(KafkaBroker kafka, String dlt) {
-    TopicPartition tp = new TopicPartition(dlt, 0);
-    Map<String, Object> config = new HashMap<>(kafka.consumerConfig(UniqueNames.group("read")));
-    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    List<String> values = new ArrayList<>();
-    try (KafkaConsumer<String, String> reader =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      reader.assign(List.of(tp));
-      reader.seekToBeginning(List.of(tp));
-      long end = reader.endOffsets(List.of(tp)).get(tp);
-      while (reader.position(tp) < end) {
-        reader.poll(Duration.ofMillis(200)).records(tp).forEach(r -> values.add(r.value()));
-      }
-    }
-    return values;
+    return kafka.readPartition(new TopicPartition(dlt, 0), "read_committed").stream()
+        .map(r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8))
+        .toList();
   }
 
   private static int highestGeneration(KafkaBroker kafka, String topic) {
-    TopicPartition tp = new TopicPartition(topic, 0);
-    int highest = -1;
-    try (KafkaConsumer<byte[], byte[]> reader =
-        new KafkaConsumer<>(
-            kafka.consumerConfig(UniqueNames.group("read")),
-            new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
-      reader.assign(List.of(tp));
-      reader.seekToBeginning(List.of(tp));
-      long end = reader.endOffsets(List.of(tp)).get(tp);
-      while (reader.position(tp) < end) {
-        for (var r : reader.poll(Duration.ofMillis(200)).records(tp)) {
-          highest = Math.max(highest, ChainRecords.generationOf(r));
-        }
-      }
-    }
-    return highest;
+    return kafka.readPartition(new TopicPartition(topic, 0), "read_uncommitted").stream()
+        .mapToInt(ChainRecords::generationOf)
+        .max()
+        .orElse(-1);
   }
 
   /**

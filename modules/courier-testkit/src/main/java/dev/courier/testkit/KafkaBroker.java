@@ -1,6 +1,7 @@
 package dev.courier.testkit;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** A real Kafka broker (KRaft) shared by the tests of one JVM. */
@@ -181,5 +184,25 @@ public interface KafkaBroker {
       consumer.subscribe(List.of(topic));
       return Polling.pollUntil(consumer, count, timeout);
     }
+  }
+
+  /**
+   * Every record of one partition, from its start to its end as {@code isolation} reads it: {@code
+   * read_committed} stops at the last stable offset and leaves aborted transactions out.
+   */
+  default List<ConsumerRecord<byte[], byte[]>> readPartition(TopicPartition tp, String isolation) {
+    Map<String, Object> config = consumerConfig(UniqueNames.group("reader"));
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      long end = consumer.endOffsets(List.of(tp)).get(tp);
+      while (consumer.position(tp) < end) {
+        consumer.poll(Duration.ofMillis(200)).records(tp).forEach(records::add);
+      }
+    }
+    return records;
   }
 }

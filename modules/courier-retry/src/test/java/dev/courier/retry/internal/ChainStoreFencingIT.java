@@ -8,7 +8,6 @@ import dev.courier.testkit.UniqueNames;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -105,23 +104,12 @@ class ChainStoreFencingIT {
   }
 
   private Map<String, ConsumerRecord<byte[], byte[]>> lastOfEachKey() {
-    TopicPartition tp = new TopicPartition(own, 0);
     Map<String, ConsumerRecord<byte[], byte[]>> last = new LinkedHashMap<>();
-    try (KafkaConsumer<byte[], byte[]> reader =
-        new KafkaConsumer<>(
-            kafka.consumerConfig(UniqueNames.group("read")),
-            new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
-      reader.assign(List.of(tp));
-      reader.seekToBeginning(List.of(tp));
-      long end = reader.endOffsets(List.of(tp)).get(tp);
-      List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>();
-      while (reader.position(tp) < end) {
-        reader.poll(Duration.ofMillis(200)).records(tp).forEach(all::add);
-      }
-      all.forEach(
-          r -> last.put(new String(ChainRecords.recordKeyOf(r.key()), StandardCharsets.UTF_8), r));
-    }
+    kafka
+        .readPartition(new TopicPartition(own, 0), "read_uncommitted")
+        .forEach(
+            r ->
+                last.put(new String(ChainRecords.recordKeyOf(r.key()), StandardCharsets.UTF_8), r));
     return last;
   }
 
