@@ -1,5 +1,8 @@
 package dev.courier.retry.internal;
 
+import static dev.courier.retry.internal.ChainStates.bytes;
+import static dev.courier.retry.internal.ChainStates.chain;
+import static dev.courier.retry.internal.ChainStates.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.courier.testkit.CourierInfraTest;
@@ -7,7 +10,6 @@ import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.UniqueNames;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,13 +56,13 @@ class ChainStoreFencingIT {
 
   @Test
   void aFormerOwnersLateWritesAreNotReadBackAndTheKeysStateIsWrittenAgain() throws Exception {
-    write("k1", chain("k1", 10, 11), 3); // the owner of generation 3 blocked k1
-    write("k3", chain("k3", 30), -1); // a ladder from before the stamp blocked k3
+    write("k1", chain(main, "k1", 10, 11), 3); // the owner of generation 3 blocked k1
+    write("k3", chain(main, "k3", 30), -1); // a ladder from before the stamp blocked k3
 
     assertThat(keys(restore(4))).as("earlier generations' state is kept").contains("k1", "k3");
     write("k1", null, 4); // generation 4 resolved k1
-    write("k1", chain("k1", 10, 11), 3); // generation 3 wakes and writes what it held
-    write("k2", chain("k2", 20, 21), 3);
+    write("k1", chain(main, "k1", 10, 11), 3); // generation 3 wakes and writes what it held
+    write("k2", chain(main, "k2", 20, 21), 3);
 
     assertThat(keys(restore(5))).as("the late writes are not read back").containsExactly("k3");
     Map<String, ConsumerRecord<byte[], byte[]>> last = lastOfEachKey();
@@ -79,7 +81,7 @@ class ChainStoreFencingIT {
   @Test
   void aWriteOfTheOwnersOwnGenerationAfterItsMarkIsReadBack() throws Exception {
     assertThat(restore(7)).isEmpty();
-    write("k1", chain("k1", 10, 11), 7);
+    write("k1", chain(main, "k1", 10, 11), 7);
     assertThat(keys(restore(7))).containsExactly("k1");
     assertThat(keys(restore(8))).containsExactly("k1");
   }
@@ -113,31 +115,10 @@ class ChainStoreFencingIT {
     return last;
   }
 
-  private byte[] chain(String key, long head, long... waiting) {
-    KeyChain c =
-        new KeyChain(main, new ChainKey(bytes(key)), head, head, Instant.ofEpochMilli(1_000));
-    for (long w : waiting) {
-      c.waiting.add(new KeyChain.Waiting(w, null));
-      c.seen = w;
-    }
-    return ChainRecords.value(c);
-  }
-
   private void write(String key, byte[] value, int generation) throws Exception {
     ProducerRecord<byte[], byte[]> r =
         new ProducerRecord<>(own, 0, ChainRecords.key(0, bytes(key)), value);
     ChainRecords.stamp(r.headers(), generation);
     producer.send(r).get(30, TimeUnit.SECONDS);
-  }
-
-  private static List<String> keys(List<KeyChain> chains) {
-    return chains.stream()
-        .map(c -> new String(c.key().bytes(), StandardCharsets.UTF_8))
-        .sorted()
-        .toList();
-  }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
   }
 }

@@ -1,13 +1,14 @@
 package dev.courier.retry.internal;
 
+import static dev.courier.retry.internal.ChainStates.bytes;
+import static dev.courier.retry.internal.ChainStates.chain;
+import static dev.courier.retry.internal.ChainStates.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.courier.testkit.CourierInfraTest;
 import dev.courier.testkit.KafkaBroker;
 import dev.courier.testkit.UniqueNames;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -53,8 +54,8 @@ class ChainStoreUpgradeIT {
 
   @Test
   void theSharedKeysAreCopiedOnceAndAKeyFreedSinceStaysFree() throws Exception {
-    write(shared, "k1", chain("k1", 10, 11, 12));
-    write(shared, "k2", chain("k2", 20, 21));
+    write(shared, "k1", chain(main, "k1", 10, 11, 12));
+    write(shared, "k2", chain(main, "k2", 20, 21));
     write(own, "k1", null); // freed by the group's ladder before this partition's next restore
 
     assertThat(keys(restore())).as("k1 freed since, k2 still blocked").containsExactly("k2");
@@ -62,14 +63,14 @@ class ChainStoreUpgradeIT {
     assertThat(keys(again)).as("read back from the group's own").containsExactly("k2");
     assertThat(again.get(0).waiting()).extracting(KeyChain.Waiting::offset).containsExactly(21L);
 
-    write(shared, "k3", chain("k3", 30)); // written by a ladder not yet upgraded: too late
+    write(shared, "k3", chain(main, "k3", 30)); // written by a ladder not yet upgraded: too late
     write(own, "k2", null);
     assertThat(restore()).as("the shared topic is read no more").isEmpty();
   }
 
   @Test
   void aPartitionWithNoSharedTopicIsItsOwnRecord() throws Exception {
-    write(own, "k1", chain("k1", 10, 11));
+    write(own, "k1", chain(main, "k1", 10, 11));
     try (ChainStore store = store(null)) {
       assertThat(keys(store.restore(main, -1))).containsExactly("k1");
     }
@@ -95,30 +96,9 @@ class ChainStoreUpgradeIT {
         null);
   }
 
-  private byte[] chain(String key, long head, long... waiting) {
-    KeyChain c =
-        new KeyChain(main, new ChainKey(bytes(key)), head, head, Instant.ofEpochMilli(1_000));
-    for (long w : waiting) {
-      c.waiting.add(new KeyChain.Waiting(w, null));
-      c.seen = w;
-    }
-    return ChainRecords.value(c);
-  }
-
   private void write(String topic, String key, byte[] value) throws Exception {
     producer
         .send(new ProducerRecord<>(topic, 0, ChainRecords.key(0, bytes(key)), value))
         .get(30, TimeUnit.SECONDS);
-  }
-
-  private static List<String> keys(List<KeyChain> chains) {
-    return chains.stream()
-        .map(c -> new String(c.key().bytes(), StandardCharsets.UTF_8))
-        .sorted()
-        .toList();
-  }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
   }
 }
