@@ -27,6 +27,7 @@ record FaultRunResult(
     int calls,
     long duplicates,
     long lost,
+    List<String> lostRecords,
     Map<String, long[]> byFault,
     Map<String, Long> dlt,
     List<String> firstHandling,
@@ -44,7 +45,13 @@ record FaultRunResult(
   List<String> violations() {
     List<String> all = new ArrayList<>();
     if (lost > 0) {
-      all.add("lost: " + lost + " record(s) neither handled nor in the DLT");
+      all.add(
+          "lost: "
+              + lost
+              + " record(s) neither handled nor in the DLT ("
+              + String.join(", ", lostRecords)
+              + (lost > lostRecords.size() ? ", ..." : "")
+              + ")");
     }
     firstHandling.forEach(v -> all.add("first handling: " + v));
     finalState.forEach(v -> all.add("final state: " + v));

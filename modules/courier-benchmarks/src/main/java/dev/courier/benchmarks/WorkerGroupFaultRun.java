@@ -233,6 +233,7 @@ public final class WorkerGroupFaultRun {
       long handled = 0;
       long duplicates = 0;
       long lost = 0;
+      List<String> lostRecords = new ArrayList<>(); // the first ten, with their keys
       Map<String, long[]> byFault = new TreeMap<>(); // {records, lost, duplicates}
       for (int i = 0; i < records; i++) {
         String key = key(i);
@@ -244,6 +245,12 @@ public final class WorkerGroupFaultRun {
         kind[2] += Math.max(0, done - 1);
         if (done == 0 && !deadKeys.contains(key)) {
           lost++;
+          if (lostRecords.size() < 10) {
+            lostRecords.add(
+                String.format(
+                    "%s of key acc-%d, produced about %.1fs in, under %s",
+                    key, i % 97, i / (double) perSecond, producedUnder[i]));
+          }
           kind[1]++;
         }
       }
@@ -264,6 +271,7 @@ public final class WorkerGroupFaultRun {
           endpoint.totalCalls(),
           duplicates,
           lost,
+          lostRecords,
           byFault,
           dlt,
           order.firstHandling(),

@@ -134,6 +134,11 @@ final class ChainWrites {
     }
   }
 
+  /** Whether a key's state changed since it was last written. */
+  boolean changedSinceWritten() {
+    return !dirty.isEmpty();
+  }
+
   /** Writes every changed key's state; one whose write is lost is written again next time. */
   void writeChanged() {
     writtenAt = clock.millis();

@@ -310,6 +310,11 @@ public final class KeyOrder implements OrderHooks, AutoCloseable {
     writes.writeChanged();
   }
 
+  /** Whether a key's state changed since it was last written. */
+  public boolean changedSinceWritten() {
+    return writes.changedSinceWritten();
+  }
+
   /** Offsets committed: done marks below them are no longer needed. */
   public void committed(Map<TopicPartition, Long> offsets) {
     writes.committed(offsets);
