@@ -187,6 +187,12 @@ public final class FencedLetters implements AutoCloseable {
       abort(partition, producer);
       fail(letters, sends, e);
       return;
+    } catch (RuntimeException e) {
+      // Not Kafka's answer (a producer in a state it should not be in): the id is closed, so no
+      // letter waits for ever on a transaction nobody ends.
+      close(partition);
+      fail(letters, sends, new NotWritten("the letters' producer failed: " + e, e));
+      return;
     }
     for (int i = 0; i < letters.size(); i++) {
       try {
